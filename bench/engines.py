@@ -1,0 +1,87 @@
+"""Engine speed on one core: random playouts through the public interface.
+
+    python bench/engines.py [--seconds S] [--in-place]
+
+Prints ``torrent-7: N plies/s``, ``fravan-7: N plies/s`` and ``surge: N games/s``
+for the pure ``apply`` (what the arbiter uses), then the same workload on the
+``apply_in_place`` path that search code may use. A ply is one applied action.
+Torrent/Fravan: a uniformly random placement, passing only when no point is
+free (and never swapping). Surge: a uniformly random legal action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+
+from arbiter.engines import get_rules  # noqa: E402
+from arbiter.engines.hexflank import PASS, SWAP  # noqa: E402
+
+
+def flank_plies_per_second(name: str, seconds: float, in_place: bool) -> float:
+    rules = get_rules(name)
+    rng = random.Random(7)
+    legal_actions = rules.legal_actions
+    step = rules.apply_in_place if in_place else None
+    apply = rules.apply
+    plies = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = rules.new_game({"size": 7})
+        while not state.over:
+            legal = legal_actions(state)
+            # Placements come first; PASS (and SWAP on the second action) close the list.
+            n = len(legal)
+            while n and (legal[n - 1] is PASS or legal[n - 1] is SWAP):
+                n -= 1
+            action = legal[int(rng.random() * n)] if n else PASS
+            if step is not None:
+                step(state, action)
+            else:
+                state = apply(state, action)
+            plies += 1
+    return plies / (time.perf_counter() - start)
+
+
+def surge_games_per_second(seconds: float, in_place: bool) -> float:
+    rules: Any = get_rules("surge")
+    rng = random.Random(7)
+    legal_actions = rules.legal_actions
+    outcome = rules.outcome
+    games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = rules.new_game(None, rng.randbytes(32))
+        while outcome(state) is None:
+            legal = legal_actions(state)
+            action = legal[int(rng.random() * len(legal))]
+            if in_place:
+                rules.apply_in_place(state, action)
+            else:
+                state = rules.apply(state, action)
+        games += 1
+    return games / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per figure (default 5)")
+    args = parser.parse_args()
+    for in_place in (False, True):
+        suffix = " (apply_in_place)" if in_place else ""
+        for name in ("torrent", "fravan"):
+            rate = flank_plies_per_second(name, args.seconds, in_place)
+            print(f"{name}-7{suffix}: {rate:.0f} plies/s", flush=True)
+        print(f"surge{suffix}: {surge_games_per_second(args.seconds, in_place):.0f} games/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Property tests for Torrent and Fravan: termination, purity of apply, replay, fast path."""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.engines.fravan import FRAVAN
+from arbiter.engines.hexflank import PASS, Place, state_from_observation
+from arbiter.engines.torrent import TORRENT
+
+GAMES = [(TORRENT, s) for s in (5, 6, 7, 8, 9)] + [(FRAVAN, s) for s in (5, 7)]
+
+
+def random_game(rules, size, rng, pass_rate=0.05):
+    state = rules.new_game({"size": size})
+    actions = []
+    for _ in range(10_000):
+        if state.over:
+            return state, actions
+        legal = rules.legal_actions(state)
+        if rng.random() < pass_rate and PASS in legal:
+            action = PASS
+        else:
+            places = [a for a in legal if isinstance(a, Place)]
+            action = rng.choice(places or legal)
+        state = rules.apply(state, action)
+        actions.append(action)
+    raise AssertionError("game did not end")
+
+
+@pytest.mark.parametrize("rules,size", GAMES, ids=[f"{r.name}-{s}" for r, s in GAMES])
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32))
+def test_random_games_end(rules, size, seed):
+    state, actions = random_game(rules, size, random.Random(seed))
+    assert rules.outcome(state) is not None
+    assert len(actions) <= 3 * rules.new_game({"size": size}).geo.count + 3
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), fravan=st.booleans())
+def test_apply_leaves_input_untouched_and_matches_in_place(seed, fravan):
+    rules = FRAVAN if fravan else TORRENT
+    rng = random.Random(seed)
+    state = rules.new_game({"size": 5})
+    fast = rules.new_game({"size": 5})
+    while not state.over:
+        action = rng.choice(rules.legal_actions(state))
+        before = state.snapshot()
+        after = rules.apply(state, action)
+        assert state.snapshot() == before
+        rules.apply_in_place(fast, action)
+        assert fast.snapshot() == after.snapshot()
+        state = after
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), fravan=st.booleans())
+def test_replay_from_actions_reaches_same_state(seed, fravan):
+    rules = FRAVAN if fravan else TORRENT
+    state, actions = random_game(rules, 5, random.Random(seed), pass_rate=0.1)
+    replay = rules.new_game({"size": 5})
+    for action in actions:
+        replay = rules.apply(replay, rules.parse_action(rules.format_action(action)))
+    assert replay.snapshot() == state.snapshot()
+    assert rules.outcome(replay) == rules.outcome(state)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), fravan=st.booleans())
+def test_state_from_observation_plays_on_identically(seed, fravan):
+    """What a bot rebuilds from its observation predicts the arbiter's next positions."""
+    rules = FRAVAN if fravan else TORRENT
+    rng = random.Random(seed)
+    state = rules.new_game({"size": 5})
+    while not state.over:
+        seat = rules.to_move(state)
+        rebuilt = state_from_observation(rules, rules.observe(state, seat))
+        assert rules.legal_actions(rebuilt) == rules.legal_actions(state)
+        action = rng.choice(rules.legal_actions(state))
+        state = rules.apply(state, action)
+        rebuilt = rules.apply(rebuilt, action)
+        assert rules.board_text(rebuilt) == rules.board_text(state)
+
+
+def test_observation_is_public_and_seat_specific():
+    state = TORRENT.apply(TORRENT.apply(TORRENT.new_game({"size": 5}), Place("e5")), TORRENT.parse_action("swap"))
+    one, two = TORRENT.observe(state, 1), TORRENT.observe(state, 2)
+    assert one.stones == two.stones and one.colour == "white" and two.colour == "black"
+    assert one.to_move_seat == 1 and one.swapped
+    with pytest.raises(ValueError):
+        TORRENT.observe(state, 3)
