@@ -83,20 +83,28 @@ class LegalActions(_message.Message):
     def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankLegal, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeLegal, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended")
+    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     MOVE_REJECTED_FIELD_NUMBER: _ClassVar[int]
     MOVE_ACKNOWLEDGED_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    SEEK_REJECTED_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_started: MatchStarted
     turn: Turn
     move_rejected: MoveRejected
     move_acknowledged: MoveAcknowledged
     match_ended: MatchEnded
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+    seek_rejected: SeekRejected
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ...) -> None: ...
+
+class SeekRejected(_message.Message):
+    __slots__ = ("status",)
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    status: _status_pb2.Status
+    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("bot_name", "resumed_match_ids")

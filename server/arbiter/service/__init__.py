@@ -1,0 +1,1 @@
+"""The gRPC face of the arbiter: servicer, sessions, lobby and the server factory."""

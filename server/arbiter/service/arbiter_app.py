@@ -1,0 +1,257 @@
+"""The arbiter's state: connected bots, open seeks, running matches, finished records.
+
+Protocol-independent except for the outgoing ``PlayResponse`` messages the matches build.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from ..engines import ActionError, OptionsError, get_rules
+from ..match.match import Match, MatchSetup
+from ..match.policy import MatchPolicy
+from ..match.timecontrol import TimeControl
+from ..v1 import bot_service_pb2 as pb
+from . import errors
+from .auth import BotDirectory
+
+log = structlog.get_logger("arbiter")
+
+
+@dataclass
+class ArbiterConfig:
+    """What ``arbiter serve`` is configured with."""
+
+    bots: BotDirectory
+    default_control: TimeControl = field(default_factory=lambda: TimeControl(base=60.0, increment=1.0))
+    policy: MatchPolicy = field(default_factory=MatchPolicy)
+    records_dir: Path | None = None
+    #: Stop pairing after this many matches (the local runner uses it); None: no limit.
+    max_matches: int | None = None
+
+
+class Closing:
+    """Put in a session's outbox to end its stream with a status."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        self.message = message
+
+
+class BotSession:
+    """One open Play stream of a bot."""
+
+    def __init__(self, bot_name: str) -> None:
+        self.bot_name = bot_name
+        self.id = uuid.uuid4().hex[:12]
+        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, message: pb.PlayResponse) -> None:
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def close(self, reason: str, message: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(Closing(reason, message))
+
+
+@dataclass
+class SeekKey:
+    game: str
+    options: tuple[tuple[str, Any], ...]
+    control: TimeControl
+
+    def __hash__(self) -> int:
+        return hash((self.game, self.options, self.control))
+
+
+class Arbiter:
+    """Pairs seeking bots, runs their matches and routes messages to whichever session is live."""
+
+    def __init__(self, config: ArbiterConfig, on_match_end: Callable[[Match], None] | None = None) -> None:
+        self.config = config
+        self.sessions: dict[str, BotSession] = {}
+        self.matches: dict[str, Match] = {}
+        self.recent: deque[Match] = deque(maxlen=1000)
+        self.by_bot: dict[str, set[str]] = {}
+        self.waiting: dict[SeekKey, deque[str]] = {}
+        self.last_first_seat: dict[frozenset[str], str] = {}
+        self.matches_started = 0
+        self.on_match_end = on_match_end
+        self.stopping = False
+        self.all_done = asyncio.Event()
+        self.all_done.set()
+
+    # --- sessions -----------------------------------------------------------------------------
+    def authenticate(self, token: str | None) -> str | None:
+        return self.config.bots.authenticate(token)
+
+    def attach(self, bot_name: str) -> BotSession:
+        """A new session for ``bot_name``; an older one is closed (REPLACED)."""
+        old = self.sessions.get(bot_name)
+        if old is not None:
+            old.close(errors.REPLACED, "another connection with this bot's token replaced this one")
+            self._drop_seeks(bot_name)
+            log.info("session_replaced", bot=bot_name, session=old.id)
+        session = BotSession(bot_name)
+        self.sessions[bot_name] = session
+        running = sorted(self.by_bot.get(bot_name, ()))
+        session.send(pb.PlayResponse(welcome=pb.Welcome(bot_name=bot_name, resumed_match_ids=running)))
+        for match_id in running:
+            match = self.matches[match_id]
+            for seat in match.seat_of(bot_name):
+                match.resume(seat)
+        log.info("session_opened", bot=bot_name, session=session.id, resumed=len(running))
+        return session
+
+    def detach(self, session: BotSession) -> None:
+        session.closed = True
+        if self.sessions.get(session.bot_name) is session:
+            del self.sessions[session.bot_name]
+            self._drop_seeks(session.bot_name)
+            log.info("session_closed", bot=session.bot_name, session=session.id)
+
+    def send(self, bot_name: str, message: pb.PlayResponse) -> None:
+        session = self.sessions.get(bot_name)
+        if session is not None:
+            session.send(message)
+
+    # --- seeks --------------------------------------------------------------------------------
+    def seek(self, session: BotSession, game: str, options: dict[str, Any], control: TimeControl | None) -> None:
+        """Queue a seek; pair it at once when another bot waits with the same key."""
+        if self.stopping:
+            raise errors.Rejection(errors.SHUTTING_DOWN, "the arbiter is shutting down")
+        try:
+            get_rules(game).new_game(options)  # validates the options
+        except OptionsError as exc:
+            raise errors.Rejection(errors.BAD_REQUEST, str(exc)) from exc
+        key = SeekKey(game, tuple(sorted(options.items())), control or self.config.default_control)
+        queue = self.waiting.setdefault(key, deque())
+        me = session.bot_name
+        opponent = next((name for name in queue if name != me), None)
+        limit = self.config.max_matches
+        if opponent is None or (limit is not None and self.matches_started >= limit):
+            queue.append(me)
+            return
+        queue.remove(opponent)
+        self._pair(key, opponent, me)
+
+    def _pair(self, key: SeekKey, waiting: str, arriving: str) -> None:
+        pair = frozenset((waiting, arriving))
+        previous = self.last_first_seat.get(pair)
+        # Seats alternate between the same two bots; their first match gives the waiting bot seat 1.
+        first = waiting if previous is None else (arriving if previous == waiting else waiting)
+        second = arriving if first == waiting else waiting
+        self.last_first_seat[pair] = first
+        setup = MatchSetup(key.game, dict(key.options), {1: first, 2: second}, key.control, self.config.policy)
+        self.start_match(setup)
+
+    def _drop_seeks(self, bot_name: str) -> None:
+        for queue in self.waiting.values():
+            while bot_name in queue:
+                queue.remove(bot_name)
+
+    # --- matches ------------------------------------------------------------------------------
+    def start_match(self, setup: MatchSetup, initial_state: Any | None = None) -> Match:
+        match_id = uuid.uuid4().hex[:16]
+        match = Match(match_id, setup, self, initial_state=initial_state)
+        self.matches[match_id] = match
+        self.matches_started += 1
+        self.all_done.clear()
+        for name in set(setup.bots.values()):
+            self.by_bot.setdefault(name, set()).add(match_id)
+        log.info(
+            "match_started",
+            match_id=match_id,
+            game=setup.game,
+            options=setup.options,
+            seat_1=setup.bots[1],
+            seat_2=setup.bots[2],
+            time_control=setup.control.describe(),
+        )
+        match.start()
+        return match
+
+    def match_finished(self, match: Match) -> None:
+        self.matches.pop(match.id, None)
+        self.recent.append(match)
+        for name in set(match.bots.values()):
+            ids = self.by_bot.get(name)
+            if ids is not None:
+                ids.discard(match.id)
+        end = match.end
+        assert end is not None
+        log.info(
+            "match_ended",
+            match_id=match.id,
+            reason=end.reason,
+            winner_seat=end.winner_seat,
+            scores=end.scores,
+            seat_1=match.bots[1],
+            seat_2=match.bots[2],
+        )
+        if self.config.records_dir is not None:
+            self.write_record(match)
+        if self.on_match_end is not None:
+            self.on_match_end(match)
+        if not self.matches:
+            self.all_done.set()
+
+    def write_record(self, match: Match) -> Path:
+        directory = self.config.records_dir
+        assert directory is not None
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{match.game}-{match.id}.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(match.record(), indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    def find_match(self, bot_name: str, match_id: str) -> Match | None:
+        match = self.matches.get(match_id)
+        if match is None:
+            match = next((m for m in reversed(self.recent) if m.id == match_id), None)
+        if match is None or bot_name not in match.bots.values():
+            return None
+        return match
+
+    def move(self, session: BotSession, match_id: str, turn_id: int, action: Any | ActionError) -> None:
+        """Route an answer to its match; unknown matches are rejected."""
+        match = self.find_match(session.bot_name, match_id)
+        if match is None:
+            rejected = pb.MoveRejected(
+                match_id=match_id,
+                turn_id=turn_id,
+                status=errors.status_for(errors.UNKNOWN_MATCH, f"no match {match_id!r} for bot {session.bot_name}"),
+            )
+            session.send(pb.PlayResponse(move_rejected=rejected))
+            return
+        seats = match.seat_of(session.bot_name)
+        seat = seats[0]
+        if len(seats) == 2 and match.pending is not None:
+            seat = match.pending.seat  # a bot playing itself answers for the seat to move
+        match.submit(seat, turn_id, action)
+
+    async def shutdown(self, grace: float) -> None:
+        """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
+        self.stopping = True
+        self.waiting.clear()
+        try:
+            await asyncio.wait_for(self.all_done.wait(), timeout=grace)
+        except TimeoutError:
+            pass
+        for match in list(self.matches.values()):
+            match.abort("the arbiter stopped")
+        for session in list(self.sessions.values()):
+            session.close(errors.SHUTTING_DOWN, "the arbiter is shutting down")

@@ -1,0 +1,66 @@
+"""The server factory: a grpc.aio server with the bot service, health and reflection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ..v1 import bot_service_pb2 as pb
+from ..v1 import bot_service_pb2_grpc as pb_grpc
+from .arbiter_app import Arbiter, ArbiterConfig
+from .bot_servicer import BotServicer
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
+
+
+@dataclass
+class RunningServer:
+    """A started arbiter: its gRPC server, the port it bound and the arbiter state."""
+
+    server: grpc.aio.Server
+    port: int
+    host: str
+    arbiter: Arbiter
+    health: health.aio.HealthServicer
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful stop: not serving, matches get ``grace`` seconds, then streams close."""
+        await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.arbiter.shutdown(grace)
+        await self.server.stop(1.0)
+
+
+async def create_server(
+    config: ArbiterConfig, host: str = "127.0.0.1", port: int = 0, arbiter: Arbiter | None = None
+) -> RunningServer:
+    """Build and start a server; ``port=0`` binds a free port (tests), read it from the result."""
+    arbiter = arbiter or Arbiter(config)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.max_pings_without_data", 0),
+            ("grpc.keepalive_permit_without_calls", 1),
+        ]
+    )
+    pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot bind {host}:{port}")
+    await server.start()
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server, bound, host, arbiter, health_servicer)
