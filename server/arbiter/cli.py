@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -80,6 +81,153 @@ def demo(game: str, size: int | None, delay: float, seed: int | None, bot1: str,
             f"\nSeat {outcome.winner_seat} ({outcome.winner_colour}) wins ({outcome.reason}); "
             f"scores {dict(outcome.colour_scores)}"
         )
+
+
+def _policy_options(func: Any) -> Any:
+    func = click.option(
+        "--on-illegal",
+        type=click.Choice(["forfeit", "reject"]),
+        default="forfeit",
+        show_default=True,
+        help="An illegal or malformed action loses (forfeit) or is refused and the bot answers again (reject).",
+    )(func)
+    func = click.option(
+        "--on-timeout",
+        type=click.Choice(["loss", "default_action"]),
+        default="loss",
+        show_default=True,
+        help="A timeout loses, or the arbiter plays a default action (pass, else a seeded random legal action).",
+    )(func)
+    func = click.option("--per-decision", type=float, default=None, help="Cap on one decision, seconds.")(func)
+    func = click.option("--increment", type=float, default=1.0, show_default=True, help="Fischer increment, seconds.")(
+        func
+    )
+    func = click.option(
+        "--base", type=float, default=60.0, show_default=True, help="Game clock per seat, seconds (0: none)."
+    )(func)
+    return func
+
+
+def _time_control(base: float, increment: float, per_decision: float | None) -> Any:
+    from .match.timecontrol import TimeControl
+
+    try:
+        return TimeControl(base=base or None, increment=increment if base else 0.0, per_decision=per_decision)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all).")
+@click.option("--port", type=int, default=50051, show_default=True, help="Port (0 picks a free one).")
+@click.option("--bot", "bot_specs", multiple=True, metavar="NAME=TOKEN", help="A bot and its token (repeatable).")
+@click.option(
+    "--tokens-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="File of NAME=TOKEN or NAME=sha256:HEX lines (see 'arbiter token').",
+)
+@click.option("--records", type=click.Path(file_okay=False), default="records", show_default=True)
+@click.option("--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop.")
+@click.option("--log-level", default="info", show_default=True)
+@_policy_options
+def serve(
+    host: str,
+    port: int,
+    bot_specs: tuple[str, ...],
+    tokens_file: str | None,
+    records: str,
+    grace: float,
+    log_level: str,
+    base: float,
+    increment: float,
+    per_decision: float | None,
+    on_timeout: str,
+    on_illegal: str,
+) -> None:
+    """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
+    import asyncio
+    import signal
+    from pathlib import Path
+
+    from .logging_setup import configure_logging
+    from .match.policy import MatchPolicy
+    from .service.arbiter_app import ArbiterConfig
+    from .service.auth import BotDirectory, TokenError
+    from .service.server import create_server
+
+    configure_logging(log_level)
+    bots = BotDirectory()
+    try:
+        bots.add_specs(bot_specs)
+        if tokens_file:
+            bots.load_file(tokens_file)
+    except (TokenError, OSError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    if not len(bots):
+        raise click.UsageError("no bots: give --bot NAME=TOKEN or --tokens-file FILE")
+    config = ArbiterConfig(
+        bots=bots,
+        default_control=_time_control(base, increment, per_decision),
+        policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
+        records_dir=Path(records),
+    )
+
+    async def run() -> None:
+        import structlog
+
+        server = await create_server(config, host, port)
+        log = structlog.get_logger("arbiter")
+        log.info("serving", address=server.address, bots=bots.names(), time_control=config.default_control.describe())
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        log.info("stopping", grace=grace, running_matches=len(server.arbiter.matches))
+        await server.stop(grace)
+        log.info("stopped")
+
+    asyncio.run(run())
+
+
+@main.command()
+@click.argument("name")
+def token(name: str) -> None:
+    """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter."""
+    from .service.auth import hash_token, new_token
+
+    secret = new_token()
+    click.echo(f"token for the bot:        {secret}")
+    click.echo(f"line for --tokens-file:   {name}={hash_token(secret)}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--quiet", is_flag=True, help="Only check; print no boards.")
+def replay(file: str, quiet: bool) -> None:
+    """Replay a match record through the engine, check it, and print the boards."""
+    from .match.replay import RecordError, load_record
+    from .match.replay import replay as run_replay
+    from .render import render
+
+    try:
+        record = load_record(file)
+        report = run_replay(record)
+    except (RecordError, KeyError, ValueError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    seats = record["seats"]
+    click.echo(f"{record['game']} {record.get('options') or ''}: seat 1 {seats['1']} vs seat 2 {seats['2']}")
+    if not quiet:
+        for number, (text, state) in enumerate(zip(report.actions, report.states[1:]), 1):
+            click.echo(f"\n{number}. {text}")
+            click.echo(render(report.rules, state))
+    result = record["result"]
+    click.echo(f"\nresult: {result['reason']}, winner seat {result['winner_seat']}, scores {result['scores']}")
+    for problem in report.problems:
+        click.echo(f"problem: {problem}")
+    click.echo("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
+    sys.exit(0 if report.ok else 1)
 
 
 if __name__ == "__main__":

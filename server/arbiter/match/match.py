@@ -129,13 +129,11 @@ class Match:
         if self.end is not None:
             self._reject(seat, turn_id, errors.STALE_TURN, f"match {self.id} is over")
             return
-        if pending is None or pending.seat != seat:
-            self._reject(seat, turn_id, errors.NOT_YOUR_TURN, "it is the other seat's turn")
+        if pending is None or turn_id != pending.turn_id:
+            self._reject(seat, turn_id, errors.STALE_TURN, f"turn {turn_id} is not a pending turn")
             return
-        if turn_id != pending.turn_id:
-            self._reject(
-                seat, turn_id, errors.STALE_TURN, f"turn {turn_id} is not the pending turn {pending.turn_id}"
-            )
+        if pending.seat != seat:
+            self._reject(seat, turn_id, errors.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
             return
         elapsed = self.now() - pending.issued
         if pending.limit is not None and elapsed > pending.limit:

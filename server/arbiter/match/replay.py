@@ -1,0 +1,79 @@
+"""Replaying a match record through the engine, checking it as it goes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engines import ActionError, get_rules
+
+
+class RecordError(ValueError):
+    """The record cannot be read or does not replay as it says."""
+
+
+@dataclass
+class ReplayReport:
+    game: str
+    states: list[Any] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    rules: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read the record: {exc}") from exc
+    if not isinstance(record, dict) or record.get("format") != "arbiter-match-record/1":
+        raise RecordError(f"{path}: not an arbiter match record (format arbiter-match-record/1)")
+    return record
+
+
+def replay(record: dict[str, Any]) -> ReplayReport:
+    """Apply every recorded action from the seed; list every disagreement with the record."""
+    game = record["game"]
+    rules = get_rules(game)
+    seed = bytes.fromhex(record["seed"])
+    report = ReplayReport(game, rules=rules)
+    commitment = record.get("seed_commitment")
+    if commitment and hashlib.sha256(seed).hexdigest() != commitment:
+        report.problems.append("the seed does not match its commitment")
+    state = rules.new_game(record.get("options") or {}, seed)
+    report.states.append(state)
+    for number, entry in enumerate(record["actions"], 1):
+        text = entry["action"]
+        if rules.to_move(state) != entry["seat"]:
+            report.problems.append(f"action {number} ({text}): recorded for seat {entry['seat']}, engine expects seat {rules.to_move(state)}")
+            break
+        try:
+            state = rules.apply(state, rules.parse_action(text))
+        except ActionError as exc:
+            report.problems.append(f"action {number} ({text}): refused by the engine: {exc}")
+            break
+        report.states.append(state)
+        report.actions.append(text)
+    result = record["result"]
+    outcome = rules.outcome(state)
+    if result["reason"] in ("timeout", "illegal_action", "malformed_action", "aborted"):
+        if outcome is not None:
+            report.problems.append(f"the record ends by {result['reason']} but the game was already over")
+    elif outcome is None:
+        report.problems.append(f"the record ends by {result['reason']} but the game is not over")
+    else:
+        if outcome.reason != result["reason"]:
+            report.problems.append(f"reason: record says {result['reason']}, engine says {outcome.reason}")
+        if outcome.winner_seat != result["winner_seat"]:
+            report.problems.append(f"winner: record says seat {result['winner_seat']}, engine says seat {outcome.winner_seat}")
+        scores = {str(k): v for k, v in outcome.scores.items()}
+        if scores != result["scores"]:
+            report.problems.append(f"scores: record says {result['scores']}, engine says {scores}")
+    return report

@@ -1,0 +1,98 @@
+"""Disconnect and resume mid-match; a second connection replaces the first."""
+
+import asyncio
+
+import grpc
+import pytest
+from grpc_status import rpc_status
+
+from arbiter.engines.hexflank import Place
+from arbiter.match.timecontrol import TimeControl
+from arbiter.service.errors import reason_of
+from arbiter.v1 import common_pb2 as cpb
+
+from .raw_client import TOKENS, RawBot, connect, play_out, running_server
+from .test_answers import start_torrent
+
+
+def test_disconnect_then_resume_mid_match():
+    async def scenario():
+        async with running_server(control=TimeControl(base=20.0, increment=0.5)) as server:
+            alice, bob, match_id = await start_torrent(server)
+            turn = await alice.expect("turn")
+            await alice.move(match_id, turn.turn_id, Place("e5"))
+            bob_turn = await bob.expect("turn")
+            await bob.close()  # Bob vanishes with a turn pending; his clock runs
+            await asyncio.sleep(0.3)
+            bob2 = RawBot(server.address, TOKENS["bob"])
+            welcome = await bob2.expect("welcome")
+            started = await bob2.expect("match_started")
+            again = await bob2.expect("turn")
+            await bob2.move(match_id, again.turn_id, Place("d4"))
+            ends = await asyncio.gather(play_out(alice), play_out(bob2))
+            await alice.close()
+            await bob2.close()
+            return welcome, started, bob_turn, again, ends
+
+    welcome, started, bob_turn, again, (end_a, end_b) = asyncio.run(scenario())
+    assert list(welcome.resumed_match_ids) == [started.match_id]
+    assert started.resumed and started.seat == cpb.SEAT_2
+    assert again.turn_id == bob_turn.turn_id
+    assert again.observation == bob_turn.observation
+    limit_before = bob_turn.decision_limit.ToTimedelta().total_seconds()
+    limit_after = again.decision_limit.ToTimedelta().total_seconds()
+    assert limit_after < limit_before - 0.25  # the absent bot's clock kept running
+    assert end_a.result == end_b.result and end_a.actions[1] == "d4"
+
+
+def test_second_connection_replaces_the_first():
+    async def scenario():
+        async with running_server() as server:
+            first = await connect(server, "carol")
+            second = await connect(server, "carol")
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await first.next()
+            status = rpc_status.from_call(info.value)
+            alive = server.arbiter.sessions["carol"]
+            await first.close()
+            await second.close()
+            return info.value.code(), status, alive
+
+    code, status, alive = asyncio.run(scenario())
+    assert code == grpc.StatusCode.ABORTED
+    assert reason_of(status) == "REPLACED"
+    assert "replaced" in status.message
+    assert alive is not None
+
+
+def test_bad_seek_is_rejected_with_a_reason():
+    async def scenario():
+        async with running_server() as server:
+            bot = await connect(server, "alice")
+            await bot.seek("torrent", {"size": 4})
+            rejected = await bot.expect("seek_rejected")
+            await bot.close()
+            return rejected
+
+    rejected = asyncio.run(scenario())
+    assert reason_of(rejected.status) == "BAD_REQUEST" and "size" in rejected.status.message
+
+
+def test_seats_alternate_between_the_same_two_bots():
+    async def scenario():
+        seats = []
+        async with running_server() as server:
+            alice = await connect(server, "alice")
+            bob = await connect(server, "bob")
+            for _ in range(3):
+                await bob.seek("torrent", {"size": 5})
+                await alice.seek("torrent", {"size": 5})
+                started = await alice.expect("match_started")
+                await bob.expect("match_started")
+                seats.append(started.seat)
+                await asyncio.gather(play_out(alice), play_out(bob))
+            await alice.close()
+            await bob.close()
+        return seats
+
+    assert asyncio.run(scenario()) == [cpb.SEAT_2, cpb.SEAT_1, cpb.SEAT_2]
