@@ -30,6 +30,7 @@ EMPTY = 0
 LOCK = 4
 CELL_CHARS = {0: ".", 1: "B", 2: "W", 5: "b", 6: "w"}
 CHAR_CELLS = {v: k for k, v in CELL_CHARS.items()}
+_CELL_BYTES = bytes(ord(CELL_CHARS.get(i, "?")) for i in range(256))
 
 POINT_NAME = re.compile(r"[a-z][1-9][0-9]*\Z")
 
@@ -72,7 +73,12 @@ class Stone:
 
 @dataclass(frozen=True, slots=True)
 class FlankObservation:
-    """Everything a seat sees in Torrent or Fravan (the whole position is public)."""
+    """Everything a seat sees in Torrent or Fravan (the whole position is public).
+
+    ``board`` is the rules' board text (rows from the top joined by ``/``; ``.`` empty,
+    ``B``/``W`` stones, ``b``/``w`` locked Fravan stones); ``events`` gives, for every point in
+    board-text order, the event that gave its stone its colour (0 for an empty point).
+    """
 
     game: str
     size: int
@@ -80,7 +86,8 @@ class FlankObservation:
     colour: str
     to_move_seat: int | None
     to_move_colour: str
-    stones: tuple[Stone, ...]
+    board: str
+    events: tuple[int, ...]
     swapped: bool
     action_count: int
     last_action: str | None
@@ -91,6 +98,17 @@ class FlankObservation:
     @property
     def score_by_colour(self) -> dict[str, int]:
         return dict(self.scores)
+
+    @property
+    def stones(self) -> tuple[Stone, ...]:
+        """The stones on the board, in board-text order."""
+        names = geometry(self.size).names
+        cells = self.board.replace("/", "")
+        return tuple(
+            Stone(names[i], BLACK if ch in "Bb" else WHITE, ch in "bw", self.events[i])
+            for i, ch in enumerate(cells)
+            if ch != "."
+        )
 
 
 class Geometry:
@@ -131,6 +149,13 @@ class Geometry:
             tuple(tuple(zip(rs[2 * a], rs[2 * a + 1])) for a in range(3) if rs[2 * a] and rs[2 * a + 1])
             for rs in rays
         ]
+        # Every line of points along each axis, for scoring territory in one pass per line.
+        lines = []
+        for a, (forward, _) in enumerate(AXES):
+            for p, (q, r) in enumerate(coords):
+                if (q - forward[0], r - forward[1]) not in index:  # p starts a line
+                    lines.append((p, *rays[p][2 * a]))
+        self.lines = lines
         # Row boundaries for board text: rows from the highest row number down.
         rows: list[list[int]] = []
         last_r = None
@@ -140,6 +165,7 @@ class Geometry:
                 last_r = r
             rows[-1].append(i)
         self.rows = rows
+        self.row_bounds = [(row[0], row[-1] + 1) for row in rows]
 
 
 @lru_cache(maxsize=None)
@@ -325,24 +351,26 @@ class FlankRules:
         return out
 
     def scores(self, state: FlankState) -> dict[str, int]:
-        """Stones plus territory for each colour, at this moment."""
+        """Stones plus territory for each colour, at this moment.
+
+        Along each line, two consecutive stones of one colour an even number of points apart
+        flank the empty midpoint; a point flanked only by one colour is its territory.
+        """
         board = state.board
-        counts = [0, 0, 0]
-        for cell in board:
-            counts[cell & 3] += 1
-        for p in state.empties:
-            flanked = 0
-            for pairs in state.geo.axis_pairs[p]:
-                for x, y in pairs:
-                    a = board[x]
-                    b = board[y]
-                    if a or b:
-                        if a and b and (a & 3) == (b & 3):
-                            flanked |= a & 3
-                        break
-            if flanked == 1 or flanked == 2:
-                counts[flanked] += 1
-        return {BLACK: counts[1], WHITE: counts[2]}
+        flanked = bytearray(len(board))
+        for line in state.geo.lines:
+            last_i = -1
+            last_c = 0
+            for i, p in enumerate(line):
+                c = board[p] & 3
+                if c:
+                    if c == last_c and not (i - last_i) & 1:
+                        flanked[line[(i + last_i) >> 1]] |= c
+                    last_i = i
+                    last_c = c
+        black = board.count(1) + board.count(1 | LOCK) + flanked.count(1)
+        white = board.count(2) + board.count(2 | LOCK) + flanked.count(2)
+        return {BLACK: black, WHITE: white}
 
     def outcome(self, state: FlankState) -> Outcome | None:
         if not state.over:
@@ -367,13 +395,6 @@ class FlankRules:
         """The position as ``seat`` sees it: everything in these games is public."""
         if seat not in (SEAT_1, SEAT_2):
             raise ValueError(f"seat must be 1 or 2, got {seat!r}")
-        names = state.geo.names
-        board = state.board
-        stones = tuple(
-            Stone(names[i], COLOUR_NAMES[cell & 3], bool(cell & LOCK), state.events[i])
-            for i, cell in enumerate(board)
-            if cell
-        )
         scores = self.scores(state)
         return FlankObservation(
             game=self.name,
@@ -382,7 +403,8 @@ class FlankRules:
             colour=state.colour_of(seat),
             to_move_seat=self.to_move(state),
             to_move_colour=state.colour_to_move,
-            stones=stones,
+            board=self.board_text(state),
+            events=tuple(state.events),
             swapped=state.swapped,
             action_count=state.action_count,
             last_action=None if state.last_action is None else self.format_action(state.last_action),
@@ -392,8 +414,9 @@ class FlankRules:
         )
 
     def board_text(self, state: FlankState) -> str:
-        board = state.board
-        return "/".join("".join(CELL_CHARS[board[i]] for i in row) for row in state.geo.rows)
+        """The rules' board text: rows from the top, ``.`` ``B`` ``W`` and locked ``b`` ``w``."""
+        cells = state.board.translate(_CELL_BYTES).decode("ascii")
+        return "/".join([cells[a:b] for a, b in state.geo.row_bounds])
 
     # --- actions ------------------------------------------------------------------------
     def parse_action(self, text: str) -> FlankAction:
@@ -541,10 +564,12 @@ def state_from_observation(rules: FlankRules, obs: FlankObservation) -> FlankSta
     """Rebuild a playable state from an observation (for bots' search code)."""
     state = rules.new_game({"size": obs.size})
     geo = state.geo
-    for stone in obs.stones:
-        p = geo.index[stone.point]
-        state.board[p] = COLOUR_CODES[stone.colour] | (LOCK if stone.locked else 0)
-        state.events[p] = stone.event
+    cells = obs.board.replace("/", "")
+    if len(cells) != geo.count or len(obs.events) != geo.count:
+        raise ValueError("the observation's board does not fit its size")
+    for p, ch in enumerate(cells):
+        state.board[p] = CHAR_CELLS[ch]
+        state.events[p] = obs.events[p] if ch != "." else 0
     state.empties = [i for i in range(geo.count) if not state.board[i]]
     state.next_event = max(state.events, default=0) + 1
     state.action_count = obs.action_count

@@ -174,20 +174,26 @@ class Match:
                 continue
             self.turn_counter += 1
             limit = self.clocks.decision_limit(seat)
-            pending = PendingTurn(self.turn_counter, seat, self.now(), limit, legal)
-            if limit is not None:
-                loop = asyncio.get_running_loop()
-                pending.timer = loop.call_later(limit, self._on_timer, pending)
+            pending = PendingTurn(self.turn_counter, seat, 0.0, limit, legal)
             self.pending = pending
-            self._send_turn(pending)
+            message = self._turn_message(pending)
+            # The seat is charged from here: the message is built, only delivery remains.
+            pending.issued = self.now()
+            if limit is not None:
+                pending.timer = asyncio.get_running_loop().call_later(limit, self._on_timer, pending)
+            self._send(seat, message)
             return
 
     def _send_turn(self, pending: PendingTurn) -> None:
+        self._send(pending.seat, self._turn_message(pending))
+
+    def _turn_message(self, pending: PendingTurn) -> pb.PlayResponse:
         seat = pending.seat
         observation = self.rules.observe(self.state, seat)
         limit = None
         if pending.limit is not None:
-            limit = max(0.0, pending.limit - (self.now() - pending.issued))
+            spent = self.now() - pending.issued if pending.issued else 0.0
+            limit = max(0.0, pending.limit - spent)
         turn = pb.Turn(
             match_id=self.id,
             turn_id=pending.turn_id,
@@ -198,7 +204,7 @@ class Match:
             seat=convert.seat_pb(seat),
             colour=convert.colour_pb(observation.colour),
         )
-        self._send(seat, pb.PlayResponse(turn=turn))
+        return pb.PlayResponse(turn=turn)
 
     def _accept(self, pending: PendingTurn, action: Any, new_state: Any, elapsed: float, auto: str | None) -> None:
         if pending.timer is not None:

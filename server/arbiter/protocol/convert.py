@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf.duration_pb2 import Duration
 
 from ..engines import IllegalAction, MalformedAction, OptionsError, Outcome
-from ..engines.hexflank import PASS, SWAP, FlankObservation, Pass, Place, Stone, Swap
+from ..engines.hexflank import PASS, SWAP, FlankObservation, Pass, Place, Swap
 from ..engines.surge import SKIP, PlaceStone, Skip, SurgeObservation
 from ..v1 import bot_service_pb2 as pb
 from ..v1 import common_pb2 as cpb
@@ -155,10 +155,12 @@ def action_from_pb(game: str, message: pb.Action) -> Any:
 
 def legal_to_pb(game: str, legal: Sequence[Any]) -> pb.LegalActions:
     if game in ("torrent", "fravan"):
-        points = [a.point for a in legal if type(a) is Place]
-        return pb.LegalActions(
-            flank=fpb.FlankLegal(points=points, can_pass=PASS in legal, can_swap=SWAP in legal)
-        )
+        # Placements come first, then PASS and (second action only) SWAP.
+        tail = legal[-2:]
+        can_pass = any(a is PASS for a in tail)
+        can_swap = any(a is SWAP for a in tail)
+        points = [a.point for a in legal[: len(legal) - can_pass - can_swap]]
+        return pb.LegalActions(flank=fpb.FlankLegal(points=points, can_pass=can_pass, can_swap=can_swap))
     values: list[int] = []
     squares: list[str] = []
     for a in legal:
@@ -200,10 +202,8 @@ def observation_to_pb(obs: Any) -> pb.Observation:
                 colour=colour_pb(obs.colour),
                 to_move_seat=seat_pb(obs.to_move_seat),
                 to_move_colour=colour_pb(obs.to_move_colour),
-                stones=[
-                    fpb.FlankStone(point=s.point, colour=colour_pb(s.colour), locked=s.locked, event=s.event)
-                    for s in obs.stones
-                ],
+                board=obs.board,
+                events=obs.events,
                 swapped=obs.swapped,
                 action_count=obs.action_count,
                 last_action=last,
@@ -268,7 +268,8 @@ def observation_from_pb(game: str, message: pb.Observation) -> Any:
             colour=COLOUR_FROM_PB[o.colour],
             to_move_seat=SEAT_FROM_PB.get(o.to_move_seat),
             to_move_colour=COLOUR_FROM_PB[o.to_move_colour],
-            stones=tuple(Stone(s.point, COLOUR_FROM_PB[s.colour], s.locked, s.event) for s in o.stones),
+            board=o.board,
+            events=tuple(o.events),
             swapped=o.swapped,
             action_count=o.action_count,
             last_action=_flank_action_text(o.last_action) if o.HasField("last_action") else None,

@@ -40,26 +40,14 @@ class FlankLegal(_message.Message):
     can_swap: bool
     def __init__(self, points: _Optional[_Iterable[str]] = ..., can_pass: _Optional[bool] = ..., can_swap: _Optional[bool] = ...) -> None: ...
 
-class FlankStone(_message.Message):
-    __slots__ = ("point", "colour", "locked", "event")
-    POINT_FIELD_NUMBER: _ClassVar[int]
-    COLOUR_FIELD_NUMBER: _ClassVar[int]
-    LOCKED_FIELD_NUMBER: _ClassVar[int]
-    EVENT_FIELD_NUMBER: _ClassVar[int]
-    point: str
-    colour: _common_pb2.Colour
-    locked: bool
-    event: int
-    def __init__(self, point: _Optional[str] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., locked: _Optional[bool] = ..., event: _Optional[int] = ...) -> None: ...
-
 class FlankObservation(_message.Message):
-    __slots__ = ("size", "seat", "colour", "to_move_seat", "to_move_colour", "stones", "swapped", "action_count", "last_action", "first_pass_colour", "black_score", "white_score", "over")
+    __slots__ = ("size", "seat", "colour", "to_move_seat", "to_move_colour", "board", "swapped", "action_count", "last_action", "first_pass_colour", "black_score", "white_score", "over", "events")
     SIZE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     COLOUR_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_SEAT_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_COLOUR_FIELD_NUMBER: _ClassVar[int]
-    STONES_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
     SWAPPED_FIELD_NUMBER: _ClassVar[int]
     ACTION_COUNT_FIELD_NUMBER: _ClassVar[int]
     LAST_ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -67,12 +55,13 @@ class FlankObservation(_message.Message):
     BLACK_SCORE_FIELD_NUMBER: _ClassVar[int]
     WHITE_SCORE_FIELD_NUMBER: _ClassVar[int]
     OVER_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     size: int
     seat: _common_pb2.Seat
     colour: _common_pb2.Colour
     to_move_seat: _common_pb2.Seat
     to_move_colour: _common_pb2.Colour
-    stones: _containers.RepeatedCompositeFieldContainer[FlankStone]
+    board: str
     swapped: bool
     action_count: int
     last_action: FlankAction
@@ -80,4 +69,5 @@ class FlankObservation(_message.Message):
     black_score: int
     white_score: int
     over: bool
-    def __init__(self, size: _Optional[int] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., to_move_seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., to_move_colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., stones: _Optional[_Iterable[_Union[FlankStone, _Mapping]]] = ..., swapped: _Optional[bool] = ..., action_count: _Optional[int] = ..., last_action: _Optional[_Union[FlankAction, _Mapping]] = ..., first_pass_colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., black_score: _Optional[int] = ..., white_score: _Optional[int] = ..., over: _Optional[bool] = ...) -> None: ...
+    events: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, size: _Optional[int] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., to_move_seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., to_move_colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., board: _Optional[str] = ..., swapped: _Optional[bool] = ..., action_count: _Optional[int] = ..., last_action: _Optional[_Union[FlankAction, _Mapping]] = ..., first_pass_colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., black_score: _Optional[int] = ..., white_score: _Optional[int] = ..., over: _Optional[bool] = ..., events: _Optional[_Iterable[int]] = ...) -> None: ...

@@ -1,0 +1,98 @@
+"""Helpers shared by the benchmarks: instant raw-protocol bots and percentile maths."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+
+import grpc  # noqa: E402
+
+from arbiter.protocol import convert  # noqa: E402
+from arbiter.v1 import bot_service_pb2 as pb  # noqa: E402
+from arbiter.v1 import bot_service_pb2_grpc as pb_grpc  # noqa: E402
+from arbiter.v1 import flank_pb2 as fpb  # noqa: E402
+from arbiter.v1 import surge_pb2 as spb  # noqa: E402
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def instant_action(turn: Any, rng: random.Random) -> pb.Action:
+    """A random legal action, read straight off the Turn (as a fast bot would)."""
+    legal = turn.legal
+    if legal.WhichOneof("game") == "flank":
+        points = legal.flank.points
+        if points:
+            return pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=points[int(rng.random() * len(points))])))
+        return pb.Action(flank=fpb.FlankAction(**{"pass": fpb.FlankPass()}))
+    values, squares = legal.surge.values, legal.surge.squares
+    return pb.Action(
+        surge=spb.SurgeAction(
+            place=spb.SurgePlace(
+                value=values[int(rng.random() * len(values))], square=squares[int(rng.random() * len(squares))]
+            )
+        )
+    )
+
+
+async def instant_bot(
+    channel: grpc.aio.Channel,
+    token: str,
+    spec: Any,
+    games: int,
+    seed: int,
+    think: float = 0.0,
+    thinks: list[float] | None = None,
+    control: Any = None,
+) -> dict[str, int]:
+    """Seek and play ``games`` matches answering at once (or after ``think`` seconds)."""
+    import asyncio
+    import time
+
+    rng = random.Random(seed)
+    stub = pb_grpc.BotServiceStub(channel)
+    call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
+    counts = {"moves": 0, "games": 0, "rejected": 0}
+    seek = pb.Seek(spec=spec)
+    if control is not None:
+        seek.time_control.CopyFrom(control)
+    await call.write(pb.PlayRequest(seek=seek))
+    async for message in call:
+        kind = message.WhichOneof("kind")
+        if kind == "turn":
+            turn = message.turn
+            started = time.perf_counter()
+            action = instant_action(turn, rng)
+            if think:
+                await asyncio.sleep(think)
+            move = pb.PlayRequest(move=pb.Move(match_id=turn.match_id, turn_id=turn.turn_id, action=action))
+            if thinks is not None:
+                thinks.append(time.perf_counter() - started)
+            await call.write(move)
+            counts["moves"] += 1
+        elif kind == "move_rejected":
+            counts["rejected"] += 1
+        elif kind == "match_ended":
+            counts["games"] += 1
+            if counts["games"] >= games:
+                break
+            await call.write(pb.PlayRequest(seek=seek))
+    call.cancel()
+    return counts
+
+
+__all__ = ["convert", "instant_action", "instant_bot", "median", "percentile", "pb"]
