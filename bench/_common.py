@@ -56,7 +56,7 @@ async def instant_bot(
     games: int,
     seed: int,
     think: float = 0.0,
-    thinks: list[float] | None = None,
+    thinks: list[tuple[str, int, float]] | None = None,
     control: Any = None,
 ) -> dict[str, int]:
     """Seek and play ``games`` matches answering at once (or after ``think`` seconds)."""
@@ -81,7 +81,7 @@ async def instant_bot(
                 await asyncio.sleep(think)
             move = pb.PlayRequest(move=pb.Move(match_id=turn.match_id, turn_id=turn.turn_id, action=action))
             if thinks is not None:
-                thinks.append(time.perf_counter() - started)
+                thinks.append((turn.match_id, turn.turn_id, time.perf_counter() - started))
             await call.write(move)
             counts["moves"] += 1
         elif kind == "move_rejected":

@@ -1,0 +1,104 @@
+"""Many simultaneous matches of instant random bots against one arbiter process.
+
+    python bench/concurrency.py [--matches 200] [--games 3] [--game torrent] [--size 7]
+
+Starts `arbiter serve` as a separate process (one core for it, one for the bots), connects
+2 x MATCHES instant bots from this process, lets each pair play GAMES games, and prints the
+moves per second, the p50/p99 time the arbiter charged per move (turn sent -> answer received,
+read from the match records), and how many matches ended by timeout (there must be none: the
+cap per decision is 10 s, far above any real answer time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+from _common import convert, instant_bot, median, percentile
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def wait_ready(address: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                await asyncio.wait_for(channel.channel_ready(), 1.0)
+                return
+        except (TimeoutError, grpc.aio.AioRpcError):
+            if time.monotonic() > deadline:
+                raise
+
+
+async def run_bots(address: str, matches: int, games: int, spec: object) -> tuple[int, float, int]:
+    channels = [grpc.aio.insecure_channel(address) for _ in range(8)]
+    started = time.perf_counter()
+    results = await asyncio.gather(
+        *(
+            instant_bot(channels[i % len(channels)], f"t{i}", spec, games, i)
+            for i in range(2 * matches)
+        )
+    )
+    wall = time.perf_counter() - started
+    for channel in channels:
+        await channel.close()
+    return sum(r["moves"] for r in results), wall, sum(r["rejected"] for r in results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--games", type=int, default=3, help="games per pair of bots")
+    parser.add_argument("--game", default="torrent", choices=["torrent", "fravan", "surge"])
+    parser.add_argument("--size", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tokens = Path(tmp) / "tokens"
+        tokens.write_text("".join(f"bot{i}=t{i}\n" for i in range(2 * args.matches)))
+        records = Path(tmp) / "records"
+        port = free_port()
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+        server = subprocess.Popen(
+            [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--tokens-file", str(tokens),
+             "--records", str(records), "--base", "0", "--per-decision", "10", "--log-level", "warning"],
+            env=env,
+        )
+        try:
+            address = f"127.0.0.1:{port}"
+            asyncio.run(wait_ready(address))
+            options = {} if args.game == "surge" else {"size": args.size}
+            spec = convert.spec_to_pb(args.game, options)
+            moves, wall, rejected = asyncio.run(run_bots(address, args.matches, args.games, spec))
+        finally:
+            server.terminate()
+            server.wait(30)
+        charged = []
+        reasons: dict[str, int] = {}
+        for path in records.glob("*.json"):
+            record = json.loads(path.read_text())
+            reasons[record["result"]["reason"]] = reasons.get(record["result"]["reason"], 0) + 1
+            charged += [a["charged"] for a in record["actions"] if a["charged"] is not None]
+    print(f"{args.matches} simultaneous {args.game} matches x {args.games} games: {moves} moves in {wall:.1f} s")
+    print(f"moves/s: {moves / wall:.0f}")
+    print(f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms")
+    print(f"match endings: {reasons}; timeouts: {reasons.get('timeout', 0)}; rejected moves: {rejected}")
+
+
+if __name__ == "__main__":
+    main()
