@@ -190,6 +190,85 @@ def serve(
     asyncio.run(run())
 
 
+@main.command("match")
+@click.argument("bot_a")
+@click.argument("bot_b")
+@click.option("--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True)
+@click.option("--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7); default 7.")
+@click.option("--games", type=int, default=20, show_default=True)
+@click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
+@click.option("--records", type=click.Path(file_okay=False), default=None, help="Folder for records [records/match-TIME].")
+@click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
+@_policy_options
+def match_command(
+    bot_a: str,
+    bot_b: str,
+    game: str,
+    size: int | None,
+    games: int,
+    concurrency: int,
+    records: str | None,
+    seed: int | None,
+    base: float,
+    increment: float,
+    per_decision: float | None,
+    on_timeout: str,
+    on_illegal: str,
+) -> None:
+    """Play GAMES games between BOT_A and BOT_B through a real local arbiter, alternating seats.
+
+    A bot is a built-in name (random, greedy, greedy_flank, surge_tips) or a shell command that
+    starts an SDK bot; the command finds the arbiter's address and its token in the environment
+    (ARBITER_SERVER, ARBITER_TOKEN; also ARBITER_GAME, ARBITER_SIZE, ARBITER_GAMES). Example:
+
+      arbiter match greedy "python -m arbiter_bot.examples.random_bot" --game torrent --size 7 --games 20
+    """
+    import asyncio
+    from datetime import datetime
+    from pathlib import Path
+
+    from .logging_setup import configure_logging
+    from .match.policy import MatchPolicy
+    from .runner.local_match import LocalRunner, RunnerConfig, RunnerError
+    from .runner.report import Reporter
+
+    if games < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--games")
+    options = {} if game == "surge" else ({"size": size} if size else {})
+    from .engines import OptionsError, get_rules
+
+    try:
+        get_rules(game).new_game(options)
+    except OptionsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--size") from exc
+    folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
+    config = RunnerConfig(
+        bot_a=bot_a,
+        bot_b=bot_b,
+        game=game,
+        options=options,
+        games=games,
+        control=_time_control(base, increment, per_decision),
+        policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
+        records_dir=folder,
+        concurrency=max(1, concurrency),
+        seed=seed,
+    )
+    configure_logging("error")
+    reporter = Reporter(config)
+    runner = LocalRunner(config, on_game=reporter.game_finished)
+    try:
+        with reporter:
+            result = asyncio.run(runner.run())
+    except RunnerError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    reporter.summary(result, runner.names)
+
+
 @main.command()
 @click.argument("name")
 def token(name: str) -> None:

@@ -1,0 +1,216 @@
+"""`arbiter match`: two bots, N games, through a real local arbiter on a loopback port.
+
+A bot is a built-in name (``random``, ``greedy``; or an example module such as ``surge_tips``)
+played in this process by the SDK, or a shell command that starts an SDK bot: the command gets
+``ARBITER_SERVER``, ``ARBITER_TOKEN``, ``ARBITER_GAME``, ``ARBITER_SIZE`` and ``ARBITER_GAMES``
+in its environment. Seats alternate from game to game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..match.match import Match
+from ..match.policy import MatchPolicy
+from ..match.timecontrol import TimeControl
+from ..service.arbiter_app import Arbiter, ArbiterConfig
+from ..service.auth import BotDirectory
+from ..service.server import create_server
+from .stats import Tally
+
+BUILTIN = {
+    "random": "random_bot",
+    "greedy": None,  # greedy_flank for Torrent/Fravan, surge_tips for Surge
+    "random_bot": "random_bot",
+    "greedy_flank": "greedy_flank",
+    "surge_tips": "surge_tips",
+}
+
+
+class RunnerError(Exception):
+    """The run cannot go on (a bot command failed to start or died)."""
+
+
+@dataclass
+class RunnerConfig:
+    bot_a: str
+    bot_b: str
+    game: str
+    options: dict[str, Any]
+    games: int
+    control: TimeControl
+    policy: MatchPolicy
+    records_dir: Path
+    concurrency: int = 1
+    seed: int | None = None
+
+
+@dataclass
+class GameResult:
+    number: int
+    match_id: str
+    seat_of_a: int
+    winner: str | None
+    scores: tuple[int, int]
+    reason: str
+    faulty: str | None
+    detail: str
+
+
+@dataclass
+class RunResult:
+    tally: Tally
+    games: list[GameResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def is_builtin(spec: str) -> bool:
+    return spec in BUILTIN
+
+
+def _builtin_module(spec: str, game: str) -> str:
+    module = BUILTIN[spec]
+    if module is None:
+        module = "surge_tips" if game == "surge" else "greedy_flank"
+    return module
+
+
+def label(spec: str) -> str:
+    """A short name for a bot: the built-in name, the module after ``-m``, or the program's name."""
+    if is_builtin(spec):
+        return spec
+    words = shlex.split(spec) or [spec]
+    if "-m" in words[:-1]:
+        return words[words.index("-m") + 1].rsplit(".", 1)[-1]
+    return words[0].rsplit("/", 1)[-1]
+
+
+class LocalRunner:
+    """Runs the games and reports each finished one to ``on_game``."""
+
+    def __init__(self, config: RunnerConfig, on_game: Callable[[GameResult, Tally], None] | None = None) -> None:
+        self.config = config
+        self.on_game = on_game
+        self.tokens = {"A": secrets.token_urlsafe(16), "B": secrets.token_urlsafe(16)}
+        self.names = {"A": f"A-{label(config.bot_a)}", "B": f"B-{label(config.bot_b)}"}
+        if self.names["A"] == self.names["B"]:
+            self.names["B"] += "-2"
+        self.result = RunResult(Tally())
+        self.done = asyncio.Event()
+        self.processes: list[asyncio.subprocess.Process] = []
+
+    def _on_match_end(self, match: Match) -> None:
+        end = match.end
+        assert end is not None
+        seat_of = {("A" if name == self.names["A"] else "B"): seat for seat, name in match.bots.items()}
+        by_seat = {seat: key for key, seat in seat_of.items()}
+        winner = by_seat.get(end.winner_seat) if end.winner_seat else None
+        faulty = by_seat.get(end.faulty_seat) if end.faulty_seat else None
+        scores = (end.scores.get(seat_of["A"], 0), end.scores.get(seat_of["B"], 0))
+        tally = self.result.tally
+        tally.add(winner, scores, end.reason, faulty)
+        game = GameResult(tally.games, match.id, seat_of["A"], winner, scores, end.reason, faulty, end.detail)
+        self.result.games.append(game)
+        if self.on_game is not None:
+            self.on_game(game, tally)
+        if tally.games >= self.config.games:
+            self.done.set()
+
+    async def run(self) -> RunResult:
+        cfg = self.config
+        bots = BotDirectory()
+        for key in ("A", "B"):
+            bots.add(self.names[key], self.tokens[key])
+        arbiter_config = ArbiterConfig(
+            bots=bots,
+            default_control=cfg.control,
+            policy=cfg.policy,
+            records_dir=cfg.records_dir,
+            max_matches=cfg.games,
+        )
+        arbiter = Arbiter(arbiter_config, on_match_end=self._on_match_end)
+        server = await create_server(arbiter_config, "127.0.0.1", 0, arbiter=arbiter)
+        tasks: list[asyncio.Task[Any]] = []
+        try:
+            for key, spec in (("A", cfg.bot_a), ("B", cfg.bot_b)):
+                tasks.append(asyncio.create_task(self._run_bot(key, spec, server.address)))
+            done_wait = asyncio.create_task(self.done.wait())
+            pending: set[asyncio.Task[Any]] = {done_wait, *tasks}
+            while not self.done.is_set():
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    if task is done_wait:
+                        continue
+                    error = task.exception() if not task.cancelled() else None
+                    if error is not None:
+                        raise RunnerError(str(error)) from error
+                if not any(t in pending for t in tasks) and not self.done.is_set():
+                    # Both bots stopped on their own; the games that are left cannot be played.
+                    raise RunnerError("both bots stopped before all games were played")
+        finally:
+            for task in tasks:
+                task.cancel()
+            for process in self.processes:
+                if process.returncode is None:
+                    process.terminate()
+            for process in self.processes:
+                try:
+                    await asyncio.wait_for(process.wait(), 5)
+                except TimeoutError:
+                    process.kill()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await server.stop(grace=0.5)
+        return self.result
+
+    async def _run_bot(self, key: str, spec: str, address: str) -> None:
+        cfg = self.config
+        if is_builtin(spec):
+            from arbiter_bot.client import run_bot
+            from arbiter_bot.local import load_bot
+
+            seed = None if cfg.seed is None else cfg.seed * 2 + (key == "B")
+            bot = load_bot(_builtin_module(spec, cfg.game), seed)
+            await run_bot(
+                bot,
+                address,
+                self.tokens[key],
+                (cfg.game, cfg.options),
+                games=None,
+                max_concurrent=cfg.concurrency,
+            )
+            return
+        env = dict(os.environ)
+        env.update(
+            ARBITER_SERVER=address,
+            ARBITER_TOKEN=self.tokens[key],
+            ARBITER_GAME=cfg.game,
+            ARBITER_GAMES=str(cfg.games),
+        )
+        if "size" in cfg.options:
+            env["ARBITER_SIZE"] = str(cfg.options["size"])
+        cfg.records_dir.mkdir(parents=True, exist_ok=True)
+        log_path = cfg.records_dir / f"bot-{key}.log"
+        with open(log_path, "ab") as log_file:
+            try:
+                process = await asyncio.create_subprocess_shell(
+                    spec, env=env, stdout=log_file, stderr=asyncio.subprocess.STDOUT, stdin=asyncio.subprocess.DEVNULL
+                )
+            except OSError as exc:
+                raise RunnerError(f"bot {key}: cannot start {spec!r}: {exc}") from exc
+            self.processes.append(process)
+            code = await process.wait()
+        if not self.done.is_set():
+            raise RunnerError(f"bot {key} ({spec!r}) exited with status {code} early; its output is in {log_path}")
+
+
+def python_command(module: str) -> str:
+    """A shell command running an example bot module with this interpreter (for tests and docs)."""
+    return f"{shlex.quote(sys.executable)} -m {module}"
