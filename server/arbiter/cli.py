@@ -46,41 +46,22 @@ def conformance(files: tuple[str, ...]) -> None:
 
 
 @main.command()
-@click.option("--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True)
-@click.option("--size", type=int, default=None, help="Board size (Torrent 5-9, Fravan 5 or 7).")
-@click.option("--delay", type=float, default=0.15, show_default=True, help="Seconds between moves.")
-@click.option("--seed", type=int, default=None, help="Seed for the bots and Surge's draw orders.")
-@click.option("--bot1", default="greedy", show_default=True, help="Built-in bot for seat 1 (random, greedy).")
-@click.option("--bot2", default="random", show_default=True, help="Built-in bot for seat 2 (random, greedy).")
-def demo(game: str, size: int | None, delay: float, seed: int | None, bot1: str, bot2: str) -> None:
-    """Watch a game between two built-in bots, rendered in the terminal."""
-    from .builtin_bots import make_bot
-    from .engines import get_rules
-    from .render import render
+@click.option("--delay", type=float, default=0.3, show_default=True, help="Seconds each bot thinks per move.")
+@click.option("--rounds", type=int, default=1, show_default=True, help="How many times to play the programme.")
+@click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
+@click.option("--no-colour", is_flag=True, help="Plain text boards.")
+def demo(delay: float, rounds: int, port: int, no_colour: bool) -> None:
+    """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC."""
+    import asyncio
 
-    rules = get_rules(game)
-    options = {"size": size} if size is not None and game != "surge" else {}
-    seed_bytes = None if seed is None else seed.to_bytes(32, "big")
-    state = rules.new_game(options, seed_bytes)
-    bots = {1: make_bot(bot1, rules, seed), 2: make_bot(bot2, rules, None if seed is None else seed + 1)}
-    colour = sys.stdout.isatty()
-    while rules.outcome(state) is None:
-        seat = rules.to_move(state)
-        action = bots[seat].choose(rules.observe(state, seat), rules.legal_actions(state))
-        state = rules.apply(state, action)
-        click.echo(f"\nseat {seat} ({bot1 if seat == 1 else bot2}) plays {rules.format_action(action)}")
-        click.echo(render(rules, state, colour=colour))
-        if delay:
-            time.sleep(delay)
-    outcome = rules.outcome(state)
-    assert outcome is not None
-    if outcome.winner_seat is None:
-        click.echo(f"\nDraw ({outcome.reason}); scores {dict(outcome.colour_scores)}")
-    else:
-        click.echo(
-            f"\nSeat {outcome.winner_seat} ({outcome.winner_colour}) wins ({outcome.reason}); "
-            f"scores {dict(outcome.colour_scores)}"
-        )
+    from .logging_setup import configure_logging
+    from .runner.demo import DemoConfig, run_demo
+
+    configure_logging("warning", json=False)
+    try:
+        asyncio.run(run_demo(DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour)))
+    except KeyboardInterrupt:
+        click.echo("\nstopped")
 
 
 def _policy_options(func: Any) -> Any:

@@ -127,7 +127,7 @@ _LEGAL: Final = tuple(
     (((), ()),) + tuple((_legal_table(p, v, 0), _legal_table(p, v, 1)) for v in range(1, 11)) for p in (0, 1)
 )
 
-_NUMBER = r"(?:0|[1-9][0-9]{0,8})"
+_NUMBER = r"(?:0|[1-9][0-9]{0,19})"
 _ACTION_RE: Final = re.compile(rf"({_NUMBER})@([a-z])({_NUMBER})", re.ASCII)
 
 
@@ -150,7 +150,7 @@ def _parse_error(text: str) -> MalformedAction:
         return MalformedAction(
             f"cannot parse {shown}: write the value without leading zeros ({int(value)}@...)"
         )
-    if len(value) > 9:
+    if len(value) > 20:
         return MalformedAction(f"cannot parse {shown}: the value has too many digits")
     m = re.fullmatch(r"([A-Za-z])([0-9]+)", square, re.ASCII)
     if m is None:
@@ -172,7 +172,7 @@ def parse_action(text: str) -> SurgeAction:
 
     Malformed (raises :class:`MalformedAction`) means the text does not follow the syntax
     ``VALUE@SQUARE`` or ``skip`` exactly: VALUE is a decimal number without leading zeros (at most
-    9 digits), SQUARE is one lower-case letter followed by a row number without leading zeros; no
+    20 digits), SQUARE is one lower-case letter followed by a row number without leading zeros; no
     spaces, ``skip`` in lower case. So ``07@c2``, ``c2@7``, ``7@C2``, ``A1``, ``7@c02``, ``7 @c2``
     and ``SKIP`` are malformed.
 

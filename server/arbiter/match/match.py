@@ -29,6 +29,9 @@ class MatchHost(Protocol):
 
     def match_finished(self, match: Match) -> None: ...
 
+    def match_progress(self, match: Match) -> None:
+        """An action was applied (spectators may look at ``match.state``)."""
+
 
 @dataclass
 class PendingTurn:
@@ -334,6 +337,7 @@ class Match:
                 "auto": auto,
             }
         )
+        self.host.match_progress(self)
 
     def record(self) -> dict[str, Any]:
         """The JSON record of a finished match (see docs/records.md)."""

@@ -79,8 +79,14 @@ class SeekKey:
 class Arbiter:
     """Pairs seeking bots, runs their matches and routes messages to whichever session is live."""
 
-    def __init__(self, config: ArbiterConfig, on_match_end: Callable[[Match], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: ArbiterConfig,
+        on_match_end: Callable[[Match], None] | None = None,
+        on_progress: Callable[[Match], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_progress = on_progress
         self.sessions: dict[str, BotSession] = {}
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=1000)
@@ -207,6 +213,10 @@ class Arbiter:
             self.on_match_end(match)
         if not self.matches:
             self.all_done.set()
+
+    def match_progress(self, match: Match) -> None:
+        if self.on_progress is not None:
+            self.on_progress(match)
 
     def write_record(self, match: Match) -> Path:
         directory = self.config.records_dir

@@ -1,0 +1,108 @@
+"""`arbiter demo`: a real arbiter on a local port with example bots playing, drawn in the terminal.
+
+The bots are the SDK's example bots, connected over gRPC like any other bot; they wait
+``delay`` seconds before each answer so that a person can follow the games. A guest bot token
+is printed so that a newcomer can connect a bot of their own to the same arbiter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+
+from ..match.match import Match
+from ..match.timecontrol import TimeControl
+from ..render import render
+from ..service.arbiter_app import Arbiter, ArbiterConfig
+from ..service.auth import BotDirectory
+from ..service.server import create_server
+
+#: (game, options, bot in seat-1 role, bot in seat-2 role)
+PROGRAMME = [
+    ("torrent", {"size": 5}, "greedy_flank", "random_bot"),
+    ("surge", {}, "surge_tips", "random_bot"),
+    ("fravan", {"size": 5}, "greedy_flank", "greedy_flank"),
+]
+
+
+@dataclass
+class DemoConfig:
+    host: str = "127.0.0.1"
+    port: int = 0
+    delay: float = 0.3
+    rounds: int = 1
+    colour: bool = True
+
+
+class _SlowBot:
+    """Wraps an SDK bot to think for ``delay`` seconds (the demo's pace)."""
+
+    def __init__(self, bot: Any, delay: float) -> None:
+        self.bot = bot
+        self.delay = delay
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+    def choose(self, observation: Any, legal: Any, context: Any) -> Any:
+        time.sleep(self.delay)
+        return self.bot.choose(observation, legal, context)
+
+
+async def run_demo(config: DemoConfig, console: Console | None = None) -> list[Match]:
+    from arbiter_bot.bot import Bot
+    from arbiter_bot.client import run_bot
+    from arbiter_bot.local import load_bot
+
+    console = console or Console(highlight=False)
+    bots = BotDirectory()
+    names = ["demo-1", "demo-2"]
+    for name in names:
+        bots.add(name, f"{name}-token")
+    bots.add("guest", "guest-token")
+    finished: list[Match] = []
+
+    def progress(match: Match) -> None:
+        entry = match.actions[-1]
+        seat = entry["seat"]
+        who = match.bots[seat]
+        extra = " (automatic)" if entry["auto"] else ""
+        console.print(f"\n[bold]{match.game}[/bold] move {len(match.actions)}: seat {seat} ({who}) plays "
+                      f"[bold]{entry['action']}[/bold]{extra}")
+        console.print(render(match.rules, match.state, colour=config.colour), markup=False)
+
+    def ended(match: Match) -> None:
+        finished.append(match)
+        end = match.end
+        assert end is not None
+        winner = f"seat {end.winner_seat} ({match.bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
+        console.print(f"\n[bold green]{match.game} over[/bold green]: {winner} wins by {end.reason}, "
+                      f"scores {end.scores}\n")
+
+    arbiter_config = ArbiterConfig(bots=bots, default_control=TimeControl(base=120.0, increment=2.0))
+    arbiter = Arbiter(arbiter_config, on_match_end=ended, on_progress=progress)
+    server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
+    console.print(f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)")
+    console.print("Connect a bot of your own while it runs, for example:")
+    console.print(f"  python -m arbiter_bot.examples.random_bot --server {server.address} --token guest-token "
+                  "--game torrent --size 5\n", markup=False)
+    try:
+        for _ in range(config.rounds):
+            for game, options, first, second in PROGRAMME:
+                players: list[Bot] = [load_bot(first), load_bot(second)]
+                tasks = [
+                    asyncio.create_task(
+                        run_bot(_SlowBot(bot, config.delay), server.address, f"{name}-token",  # type: ignore[arg-type]
+                                (game, options), games=1)
+                    )
+                    for bot, name in zip(players, names)
+                ]
+                await asyncio.gather(*tasks)
+                names.reverse()  # the other bot starts the next game
+    finally:
+        await server.stop(grace=1.0)
+    return finished
