@@ -11,7 +11,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
 import grpc  # noqa: E402
-
 from arbiter.protocol import convert  # noqa: E402
 from arbiter.v1 import bot_service_pb2 as pb  # noqa: E402
 from arbiter.v1 import bot_service_pb2_grpc as pb_grpc  # noqa: E402
@@ -37,13 +36,18 @@ def instant_action(turn: Any, rng: random.Random) -> pb.Action:
     if legal.WhichOneof("game") == "flank":
         points = legal.flank.points
         if points:
-            return pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=points[int(rng.random() * len(points))])))
-        return pb.Action(flank=fpb.FlankAction(**{"pass": fpb.FlankPass()}))
+            return pb.Action(
+                flank=fpb.FlankAction(place=fpb.FlankPlace(point=points[int(rng.random() * len(points))]))
+            )
+        flank = fpb.FlankAction()
+        getattr(flank, "pass").SetInParent()
+        return pb.Action(flank=flank)
     values, squares = legal.surge.values, legal.surge.squares
     return pb.Action(
         surge=spb.SurgeAction(
             place=spb.SurgePlace(
-                value=values[int(rng.random() * len(values))], square=squares[int(rng.random() * len(squares))]
+                value=values[int(rng.random() * len(values))],
+                square=squares[int(rng.random() * len(squares))],
             )
         )
     )
@@ -64,7 +68,7 @@ async def instant_bot(
     import time
 
     rng = random.Random(seed)
-    stub = pb_grpc.BotServiceStub(channel)
+    stub = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
     call = stub.Play(metadata=(("authorization", f"Bearer {token}"),))
     counts = {"moves": 0, "games": 0, "rejected": 0}
     seek = pb.Seek(spec=spec)

@@ -36,7 +36,9 @@ async def play(address: str, games: int, think: float) -> list[tuple[str, int, f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--think", type=float, default=0.02)
     args = parser.parse_args()
@@ -45,8 +47,24 @@ def main() -> None:
         port = free_port()
         env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
         server = subprocess.Popen(
-            [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--bot", "a=ta", "--bot", "b=tb",
-             "--records", str(records), "--base", "600", "--log-level", "warning"],
+            [
+                sys.executable,
+                "-m",
+                "arbiter.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--bot",
+                "a=ta",
+                "--bot",
+                "b=tb",
+                "--records",
+                str(records),
+                "--base",
+                "600",
+                "--log-level",
+                "warning",
+            ],
             env=env,
         )
         try:

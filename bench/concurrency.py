@@ -50,10 +50,7 @@ async def run_bots(address: str, matches: int, games: int, spec: object) -> tupl
     channels = [grpc.aio.insecure_channel(address) for _ in range(8)]
     started = time.perf_counter()
     results = await asyncio.gather(
-        *(
-            instant_bot(channels[i % len(channels)], f"t{i}", spec, games, i)
-            for i in range(2 * matches)
-        )
+        *(instant_bot(channels[i % len(channels)], f"t{i}", spec, games, i) for i in range(2 * matches))
     )
     wall = time.perf_counter() - started
     for channel in channels:
@@ -62,7 +59,9 @@ async def run_bots(address: str, matches: int, games: int, spec: object) -> tupl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--games", type=int, default=3, help="games per pair of bots")
     parser.add_argument("--game", default="torrent", choices=["torrent", "fravan", "surge"])
@@ -75,8 +74,24 @@ def main() -> None:
         port = free_port()
         env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
         server = subprocess.Popen(
-            [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--tokens-file", str(tokens),
-             "--records", str(records), "--base", "0", "--per-decision", "10", "--log-level", "warning"],
+            [
+                sys.executable,
+                "-m",
+                "arbiter.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--tokens-file",
+                str(tokens),
+                "--records",
+                str(records),
+                "--base",
+                "0",
+                "--per-decision",
+                "10",
+                "--log-level",
+                "warning",
+            ],
             env=env,
         )
         try:
@@ -94,9 +109,13 @@ def main() -> None:
             record = json.loads(path.read_text())
             reasons[record["result"]["reason"]] = reasons.get(record["result"]["reason"], 0) + 1
             charged += [a["charged"] for a in record["actions"] if a["charged"] is not None]
-    print(f"{args.matches} simultaneous {args.game} matches x {args.games} games: {moves} moves in {wall:.1f} s")
+    print(
+        f"{args.matches} simultaneous {args.game} matches x {args.games} games: {moves} moves in {wall:.1f} s"
+    )
     print(f"moves/s: {moves / wall:.0f}")
-    print(f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms")
+    print(
+        f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms"
+    )
     print(f"match endings: {reasons}; timeouts: {reasons.get('timeout', 0)}; rejected moves: {rejected}")
 
 

@@ -72,7 +72,9 @@ def surge_games_per_second(seconds: float, in_place: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="time per figure (default 5)")
     args = parser.parse_args()
     for in_place in (False, True):

@@ -18,7 +18,6 @@ from typing import Any
 
 import grpc
 from _common import instant_bot, median, percentile
-
 from arbiter.match.timecontrol import TimeControl
 from arbiter.protocol import convert
 from arbiter.service.arbiter_app import Arbiter, ArbiterConfig
@@ -72,7 +71,7 @@ async def arbiter_round_trips(games: int) -> tuple[list[float], float, int, pb.P
     bots = BotDirectory()
     bots.add("a", "ta")
     bots.add("b", "tb")
-    ended = []
+    ended: list[Any] = []
     config = ArbiterConfig(bots=bots, default_control=TimeControl(base=600.0))
     arbiter = Arbiter(config, on_match_end=ended.append)
     server = await create_server(config, arbiter=arbiter)
@@ -99,23 +98,38 @@ async def arbiter_round_trips(games: int) -> tuple[list[float], float, int, pb.P
             legal=convert.legal_to_pb("torrent", rules.legal_actions(state)),
         )
     )
-    move = pb.PlayRequest(move=pb.Move(match_id=match.id, turn_id=64, action=convert.action_to_pb(rules.legal_actions(state)[0])))
+    move = pb.PlayRequest(
+        move=pb.Move(
+            match_id=match.id, turn_id=64, action=convert.action_to_pb(rules.legal_actions(state)[0])
+        )
+    )
     return charged, wall, len(charged), turn, move
 
 
 async def main(games: int) -> None:
     charged, wall, moves, turn, move = await arbiter_round_trips(games)
     echo = await echo_round_trips(move, turn, max(2000, moves))
-    print(f"moves: {moves} in {games} torrent-7 games; typical Turn {turn.ByteSize()} B, Move {move.ByteSize()} B")
-    print(f"arbiter charged per move: median {median(charged) * 1e6:.0f} us, p99 {percentile(charged, 99) * 1e6:.0f} us")
+    print(
+        f"moves: {moves} in {games} torrent-7 games; "
+        f"typical Turn {turn.ByteSize()} B, Move {move.ByteSize()} B"
+    )
+    print(
+        f"arbiter charged per move: median {median(charged) * 1e6:.0f} us, "
+        f"p99 {percentile(charged, 99) * 1e6:.0f} us"
+    )
     print(f"arbiter wall time per move (whole cycle): {wall / moves * 1e6:.0f} us")
-    print(f"bare bidi echo round trip: median {median(echo) * 1e6:.0f} us, p99 {percentile(echo, 99) * 1e6:.0f} us")
+    print(
+        f"bare bidi echo round trip: median {median(echo) * 1e6:.0f} us, "
+        f"p99 {percentile(echo, 99) * 1e6:.0f} us"
+    )
     print(f"ratio charged/echo (median): {median(charged) / median(echo):.2f}x")
     print(f"ratio whole cycle/echo (median): {wall / moves / median(echo):.2f}x")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--games", type=int, default=10)
     args = parser.parse_args()
     asyncio.run(main(args.games))

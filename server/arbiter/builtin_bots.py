@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from .engines.hexflank import FlankObservation, FlankRules, Place, state_from_observation
 

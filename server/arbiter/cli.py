@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any
 
 import click
@@ -47,7 +46,9 @@ def conformance(files: tuple[str, ...]) -> None:
 
 @main.command()
 @click.option("--delay", type=float, default=0.3, show_default=True, help="Seconds each bot thinks per move.")
-@click.option("--rounds", type=int, default=1, show_default=True, help="How many times to play the programme.")
+@click.option(
+    "--rounds", type=int, default=1, show_default=True, help="How many times to play the programme."
+)
 @click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
 @click.option("--no-colour", is_flag=True, help="Plain text boards.")
 def demo(delay: float, rounds: int, port: int, no_colour: bool) -> None:
@@ -70,19 +71,21 @@ def _policy_options(func: Any) -> Any:
         type=click.Choice(["forfeit", "reject"]),
         default="forfeit",
         show_default=True,
-        help="An illegal or malformed action loses (forfeit) or is refused and the bot answers again (reject).",
+        help="An illegal or malformed action loses (forfeit) or may be answered again (reject).",
     )(func)
     func = click.option(
         "--on-timeout",
         type=click.Choice(["loss", "default_action"]),
         default="loss",
         show_default=True,
-        help="A timeout loses, or the arbiter plays a default action (pass, else a seeded random legal action).",
+        help="A timeout loses, or the arbiter plays a default action (pass, else a random legal one).",
     )(func)
-    func = click.option("--per-decision", type=float, default=None, help="Cap on one decision, seconds.")(func)
-    func = click.option("--increment", type=float, default=1.0, show_default=True, help="Fischer increment, seconds.")(
+    func = click.option("--per-decision", type=float, default=None, help="Cap on one decision, seconds.")(
         func
     )
+    func = click.option(
+        "--increment", type=float, default=1.0, show_default=True, help="Fischer increment, seconds."
+    )(func)
     func = click.option(
         "--base", type=float, default=60.0, show_default=True, help="Game clock per seat, seconds (0: none)."
     )(func)
@@ -99,16 +102,22 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all).")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 for all)."
+)
 @click.option("--port", type=int, default=50051, show_default=True, help="Port (0 picks a free one).")
-@click.option("--bot", "bot_specs", multiple=True, metavar="NAME=TOKEN", help="A bot and its token (repeatable).")
+@click.option(
+    "--bot", "bot_specs", multiple=True, metavar="NAME=TOKEN", help="A bot and its token (repeatable)."
+)
 @click.option(
     "--tokens-file",
     type=click.Path(exists=True, dir_okay=False),
     help="File of NAME=TOKEN or NAME=sha256:HEX lines (see 'arbiter token').",
 )
 @click.option("--records", type=click.Path(file_okay=False), default="records", show_default=True)
-@click.option("--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop.")
+@click.option(
+    "--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop."
+)
 @click.option("--log-level", default="info", show_default=True)
 @_policy_options
 def serve(
@@ -158,7 +167,12 @@ def serve(
 
         server = await create_server(config, host, port)
         log = structlog.get_logger("arbiter")
-        log.info("serving", address=server.address, bots=bots.names(), time_control=config.default_control.describe())
+        log.info(
+            "serving",
+            address=server.address,
+            bots=bots.names(),
+            time_control=config.default_control.describe(),
+        )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -174,11 +188,20 @@ def serve(
 @main.command("match")
 @click.argument("bot_a")
 @click.argument("bot_b")
-@click.option("--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True)
-@click.option("--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7); default 7.")
+@click.option(
+    "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
+)
+@click.option(
+    "--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7); default 7."
+)
 @click.option("--games", type=int, default=20, show_default=True)
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
-@click.option("--records", type=click.Path(file_okay=False), default=None, help="Folder for records [records/match-TIME].")
+@click.option(
+    "--records",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for records [records/match-TIME].",
+)
 @click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
 @_policy_options
 def match_command(
@@ -279,11 +302,13 @@ def replay(file: str, quiet: bool) -> None:
     seats = record["seats"]
     click.echo(f"{record['game']} {record.get('options') or ''}: seat 1 {seats['1']} vs seat 2 {seats['2']}")
     if not quiet:
-        for number, (text, state) in enumerate(zip(report.actions, report.states[1:]), 1):
+        for number, (text, state) in enumerate(zip(report.actions, report.states[1:], strict=True), 1):
             click.echo(f"\n{number}. {text}")
             click.echo(render(report.rules, state))
     result = record["result"]
-    click.echo(f"\nresult: {result['reason']}, winner seat {result['winner_seat']}, scores {result['scores']}")
+    click.echo(
+        f"\nresult: {result['reason']}, winner seat {result['winner_seat']}, scores {result['scores']}"
+    )
     for problem in report.problems:
         click.echo(f"problem: {problem}")
     click.echo("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")

@@ -7,9 +7,10 @@ difference. Exceptions raised by an engine fail the case with their message.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .engines import get_rules
 from .engines.hexflank import FlankRules
@@ -75,7 +76,9 @@ def run_surge_case(case: dict[str, Any]) -> str | None:
     checked_round = 0
     for i, text in enumerate(case["actions"]):
         if rules.outcome(state) is not None:
-            return f"action {i + 1} ({text}): the game is already over after round {surge.round_of(state) - 1}"
+            return (
+                f"action {i + 1} ({text}): the game is already over after round {surge.round_of(state) - 1}"
+            )
         rules.apply_in_place(state, rules.parse_action(text))
         finished = surge.completed_rounds(state)
         while checked_round < finished:
@@ -83,12 +86,18 @@ def run_surge_case(case: dict[str, Any]) -> str | None:
             if checked_round > len(trace):
                 break
             want = trace[checked_round - 1]
-            got = {"round": checked_round, "board": surge.board_text(state), "scores": surge.colour_scores(state)}
+            got = {
+                "round": checked_round,
+                "board": surge.board_text(state),
+                "scores": surge.colour_scores(state),
+            }
             if finished != checked_round:
                 return f"round {checked_round}: engine ran several rounds at once"
             for key in ("round", "board", "scores"):
                 if key in want and want[key] != got[key]:
-                    return f"round {checked_round} (after action {i + 1}): " + _differ(key, want[key], got[key])
+                    return f"round {checked_round} (after action {i + 1}): " + _differ(
+                        key, want[key], got[key]
+                    )
     if checked_round < len(trace):
         return _differ("rounds played", len(trace), checked_round)
     expect = case.get("expect", {})

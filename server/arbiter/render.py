@@ -16,7 +16,7 @@ def render_flank(rules: FlankRules, state: FlankState, colour: bool = False) -> 
     longest = max(len(r) for r in geo.rows)
     lines = []
     text = rules.board_text(state).split("/")
-    for row, cells in zip(geo.rows, text):
+    for row, cells in zip(geo.rows, text, strict=True):
         row_no = geo.names[row[0]][1:]
         shown = []
         for ch in cells:

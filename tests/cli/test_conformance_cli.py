@@ -2,9 +2,9 @@
 
 import json
 
+from arbiter.cli import main
 from click.testing import CliRunner
 
-from arbiter.cli import main
 from tests.conftest import VECTORS
 
 

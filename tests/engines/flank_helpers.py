@@ -5,7 +5,9 @@ from __future__ import annotations
 from arbiter.engines.hexflank import CHAR_CELLS, FlankRules, FlankState
 
 
-def position(rules: FlankRules, size: int, stones: dict[str, tuple[str, int]], action_count: int = 4) -> FlankState:
+def position(
+    rules: FlankRules, size: int, stones: dict[str, tuple[str, int]], action_count: int = 4
+) -> FlankState:
     """A state with ``stones`` as {point: (char, event)}; chars B/W, b/w for locked stones.
 
     ``action_count`` even means Black moves next (no swap).

@@ -1,7 +1,6 @@
 """Board geometry, point names, board text, and malformed vs illegal actions (Torrent/Fravan)."""
 
 import pytest
-
 from arbiter.engines import IllegalAction, MalformedAction, OptionsError
 from arbiter.engines.fravan import FRAVAN
 from arbiter.engines.hexflank import PASS, SWAP, Place, geometry
@@ -93,7 +92,9 @@ def test_refused_action_leaves_state_unchanged():
     assert state.snapshot() == before
 
 
-@pytest.mark.parametrize("rules,size", [(TORRENT, 4), (TORRENT, 10), (FRAVAN, 6), (FRAVAN, 9), (TORRENT, "7")])
+@pytest.mark.parametrize(
+    "rules,size", [(TORRENT, 4), (TORRENT, 10), (FRAVAN, 6), (FRAVAN, 9), (TORRENT, "7")]
+)
 def test_unsupported_sizes(rules, size):
     with pytest.raises(OptionsError):
         rules.new_game({"size": size})

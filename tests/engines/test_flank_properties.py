@@ -3,12 +3,11 @@
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from arbiter.engines.fravan import FRAVAN
 from arbiter.engines.hexflank import PASS, Place, state_from_observation
 from arbiter.engines.torrent import TORRENT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 GAMES = [(TORRENT, s) for s in (5, 6, 7, 8, 9)] + [(FRAVAN, s) for s in (5, 7)]
 
@@ -86,7 +85,9 @@ def test_state_from_observation_plays_on_identically(seed, fravan):
 
 
 def test_observation_is_public_and_seat_specific():
-    state = TORRENT.apply(TORRENT.apply(TORRENT.new_game({"size": 5}), Place("e5")), TORRENT.parse_action("swap"))
+    state = TORRENT.apply(
+        TORRENT.apply(TORRENT.new_game({"size": 5}), Place("e5")), TORRENT.parse_action("swap")
+    )
     one, two = TORRENT.observe(state, 1), TORRENT.observe(state, 2)
     assert one.stones == two.stones and one.colour == "white" and two.colour == "black"
     assert one.to_move_seat == 1 and one.swapped

@@ -73,8 +73,9 @@ def test_stage_a_before_stage_b_placed_stone_saved_by_its_own_flips():
 def test_cascade_repeats_until_a_round_flips_nothing():
     # Black g5 flips f5 (flanked by e5? no: by e5 B and g5 B); then e5... a chain along row 5.
     state = position(
-        TORRENT, 5, {"b5": ("B", 1), "c5": ("W", 2), "d5": ("W", 3), "e5": ("B", 4), "f5": ("W", 5),
-                     "c6": ("B", 6)}
+        TORRENT,
+        5,
+        {"b5": ("B", 1), "c5": ("W", 2), "d5": ("W", 3), "e5": ("B", 4), "f5": ("W", 5), "c6": ("B", 6)},
     )
     # g5 flips f5 (e5,g5). Then d5 is flanked by c5? no. Build a second-round flip:
     # after f5 turns black, nothing else is flanked on row 5 (c5,d5 white pair between b5 and e5).
@@ -94,7 +95,8 @@ def test_stage_flips_are_simultaneous_on_the_stage_start_board():
     # and by white e4/e6 (age 6): it keeps its colour in round 1 even though e4 flips in the
     # same stage; only in round 2 (e4 now black) does the black flank alone flip it.
     state = position(
-        TORRENT, 5,
+        TORRENT,
+        5,
         {"d5": ("B", 1), "f5": ("B", 2), "d4": ("B", 3), "e5": ("W", 4), "e4": ("W", 5), "e6": ("W", 6)},
     )
     TORRENT.apply_in_place(state, Place("f4"))
@@ -250,7 +252,11 @@ def test_tie_goes_to_first_passer_black():
     state = play(TORRENT, ["e5", "d5", "pass", "pass"])
     assert TORRENT.scores(state)["black"] == TORRENT.scores(state)["white"]
     outcome = TORRENT.outcome(state)
-    assert outcome.winner_colour == "black" and outcome.winner_seat == 1 and outcome.details["tie_break_first_pass"]
+    assert (
+        outcome.winner_colour == "black"
+        and outcome.winner_seat == 1
+        and outcome.details["tie_break_first_pass"]
+    )
 
 
 def test_tie_goes_to_first_passer_white_after_swap():

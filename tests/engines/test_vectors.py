@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from arbiter.conformance import run_case
+
 from tests.conftest import VECTORS
 
 CASES = [

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-
 from arbiter.match.policy import MatchPolicy
 from arbiter.match.timecontrol import TimeControl
 from arbiter.protocol import convert
@@ -73,7 +72,9 @@ class RawBot:
 
     async def move(self, match_id: str, turn_id: int, action: Any) -> None:
         message = action if isinstance(action, pb.Action) else convert.action_to_pb(action)
-        await self.call.write(pb.PlayRequest(move=pb.Move(match_id=match_id, turn_id=turn_id, action=message)))
+        await self.call.write(
+            pb.PlayRequest(move=pb.Move(match_id=match_id, turn_id=turn_id, action=message))
+        )
 
     async def close(self) -> None:
         self.call.cancel()

@@ -4,10 +4,9 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_status import rpc_status
-
 from arbiter.service.auth import BotDirectory, TokenError, hash_token
 from arbiter.service.errors import reason_of
+from grpc_status import rpc_status
 
 from .raw_client import RawBot, running_server
 

@@ -4,12 +4,11 @@ import asyncio
 
 import grpc
 import pytest
-from grpc_status import rpc_status
-
 from arbiter.engines.hexflank import Place
 from arbiter.match.timecontrol import TimeControl
 from arbiter.service.errors import reason_of
 from arbiter.v1 import common_pb2 as cpb
+from grpc_status import rpc_status
 
 from .raw_client import TOKENS, RawBot, connect, play_out, running_server
 from .test_answers import start_torrent

@@ -5,7 +5,6 @@ import json
 import random
 
 import pytest
-
 from arbiter.match.replay import load_record, replay
 from arbiter.v1 import common_pb2 as cpb
 
@@ -29,7 +28,8 @@ def test_full_match_and_record(game, options, tmp_path):
                 assert len(started_a.seed_commitment) == 64
             rng = random.Random(5)
             ends = await asyncio.gather(
-                play_out(alice, lambda t, legal: rng.choice(legal)), play_out(bob, lambda t, legal: rng.choice(legal))
+                play_out(alice, lambda t, legal: rng.choice(legal)),
+                play_out(bob, lambda t, legal: rng.choice(legal)),
             )
             await alice.close()
             await bob.close()

@@ -4,7 +4,6 @@ import asyncio
 import random
 
 import pytest
-
 from arbiter.engines import get_rules
 from arbiter.engines.surge import SURGE
 from arbiter.match.match import MatchSetup
@@ -37,7 +36,8 @@ def test_every_observation_sent_is_observe_of_that_moment(game, options):
             await bob.seek(game, options)
             rng = random.Random(11)
             ends = await asyncio.gather(
-                play_out(alice, lambda t, legal: rng.choice(legal)), play_out(bob, lambda t, legal: rng.choice(legal))
+                play_out(alice, lambda t, legal: rng.choice(legal)),
+                play_out(bob, lambda t, legal: rng.choice(legal)),
             )
             match = server.arbiter.recent[-1]
             await alice.close()
@@ -105,8 +105,16 @@ def test_surge_opponent_hidden_stones_do_not_change_what_a_seat_sees_before_the_
     assert one[:3] != two[:3]
     first = asyncio.run(_seat1_messages(blue, one))
     second = asyncio.run(_seat1_messages(blue, two))
-    before_a = [m for m in first if m.WhichOneof("kind") == "match_started" or m.turn.observation.surge.rounds_played == 0]
-    before_b = [m for m in second if m.WhichOneof("kind") == "match_started" or m.turn.observation.surge.rounds_played == 0]
+    before_a = [
+        m
+        for m in first
+        if m.WhichOneof("kind") == "match_started" or m.turn.observation.surge.rounds_played == 0
+    ]
+    before_b = [
+        m
+        for m in second
+        if m.WhichOneof("kind") == "match_started" or m.turn.observation.surge.rounds_played == 0
+    ]
     assert len(before_a) == 2
     assert [_scrub(m) for m in before_a] == [_scrub(m) for m in before_b]
 

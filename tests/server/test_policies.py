@@ -11,7 +11,7 @@ from arbiter.v1 import bot_service_pb2 as pb
 from arbiter.v1 import common_pb2 as cpb
 from arbiter.v1 import flank_pb2 as fpb
 
-from .raw_client import connect, play_out, running_server
+from .raw_client import play_out, running_server
 from .test_answers import start_torrent
 
 MALFORMED = pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point="E5")))

@@ -7,8 +7,9 @@ plays (Black/White, Blue/Orange). Seats never change during a game, colours may
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 SEAT_1 = 1
 SEAT_2 = 2

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Mapping, Sequence, Union
+from functools import cache
+from typing import Any
 
 from .base import SEAT_1, SEAT_2, IllegalAction, MalformedAction, OptionsError, Outcome
 
@@ -57,7 +58,7 @@ class Swap:
 
 PASS = Pass()
 SWAP = Swap()
-FlankAction = Union[Place, Pass, Swap]
+FlankAction = Place | Pass | Swap
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +147,11 @@ class Geometry:
         # axis_pairs[p]: for each axis with points on both sides, the pairs of
         # points at equal distance from p, nearest first.
         self.axis_pairs = [
-            tuple(tuple(zip(rs[2 * a], rs[2 * a + 1])) for a in range(3) if rs[2 * a] and rs[2 * a + 1])
+            tuple(
+                tuple(zip(rs[2 * a], rs[2 * a + 1], strict=False))
+                for a in range(3)
+                if rs[2 * a] and rs[2 * a + 1]
+            )
             for rs in rays
         ]
         # Every line of points along each axis, for scoring territory in one pass per line.
@@ -168,7 +173,7 @@ class Geometry:
         self.row_bounds = [(row[0], row[-1] + 1) for row in rows]
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(size: int) -> Geometry:
     return Geometry(size)
 
@@ -258,7 +263,9 @@ class FlankState:
         )
 
 
-def _flip_verdict(board: bytearray, events: list[int], pairs_of_p: Sequence[Sequence[tuple[int, int]]], cell: int) -> int:
+def _flip_verdict(
+    board: bytearray, events: list[int], pairs_of_p: Sequence[Sequence[tuple[int, int]]], cell: int
+) -> int:
     """0: keep; 1: flip by enemy flank only; 2: flip while flanked by both colours."""
     colour = cell & 3
     newest_enemy = -1
@@ -587,10 +594,10 @@ def parse_board_text(rules: FlankRules, size: int, text: str) -> FlankState:
     state = rules.new_game({"size": size})
     rows = text.split("/")
     geo = state.geo
-    if len(rows) != len(geo.rows) or any(len(r) != len(g) for r, g in zip(rows, geo.rows)):
+    if len(rows) != len(geo.rows) or any(len(r) != len(g) for r, g in zip(rows, geo.rows, strict=True)):
         raise ValueError(f"board text does not fit size {size}: {text!r}")
-    for row_text, row in zip(rows, geo.rows):
-        for ch, p in zip(row_text, row):
+    for row_text, row in zip(rows, geo.rows, strict=True):
+        for ch, p in zip(row_text, row, strict=True):
             if ch not in CHAR_CELLS:
                 raise ValueError(f"bad board character {ch!r}")
             state.board[p] = CHAR_CELLS[ch]

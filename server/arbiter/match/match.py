@@ -126,7 +126,10 @@ class Match:
         """A seat's answer. ``action`` is a domain action, or the MalformedAction met while reading it."""
         accepted = self.last_accepted.get(seat)
         if accepted is not None and accepted == (turn_id, action):
-            self._send(seat, pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id=self.id, turn_id=turn_id)))
+            self._send(
+                seat,
+                pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id=self.id, turn_id=turn_id)),
+            )
             return
         pending = self.pending
         if self.end is not None:
@@ -209,7 +212,9 @@ class Match:
         )
         return pb.PlayResponse(turn=turn)
 
-    def _accept(self, pending: PendingTurn, action: Any, new_state: Any, elapsed: float, auto: str | None) -> None:
+    def _accept(
+        self, pending: PendingTurn, action: Any, new_state: Any, elapsed: float, auto: str | None
+    ) -> None:
         if pending.timer is not None:
             pending.timer.cancel()
         self.pending = None
@@ -326,14 +331,18 @@ class Match:
             )
         )
 
-    def _record(self, seat: int, turn_id: int | None, action: Any, charged: float | None, auto: str | None) -> None:
+    def _record(
+        self, seat: int, turn_id: int | None, action: Any, charged: float | None, auto: str | None
+    ) -> None:
         self.actions.append(
             {
                 "turn": turn_id,
                 "seat": seat,
                 "action": self.rules.format_action(action),
                 "charged": None if charged is None else round(charged, 6),
-                "clocks": {str(s): (None if v is None else round(v, 6)) for s, v in self.clocks.remaining.items()},
+                "clocks": {
+                    str(s): (None if v is None else round(v, 6)) for s, v in self.clocks.remaining.items()
+                },
                 "auto": auto,
             }
         )

@@ -52,7 +52,10 @@ def replay(record: dict[str, Any]) -> ReplayReport:
     for number, entry in enumerate(record["actions"], 1):
         text = entry["action"]
         if rules.to_move(state) != entry["seat"]:
-            report.problems.append(f"action {number} ({text}): recorded for seat {entry['seat']}, engine expects seat {rules.to_move(state)}")
+            report.problems.append(
+                f"action {number} ({text}): recorded for seat {entry['seat']}, "
+                f"engine expects seat {rules.to_move(state)}"
+            )
             break
         try:
             state = rules.apply(state, rules.parse_action(text))
@@ -72,7 +75,9 @@ def replay(record: dict[str, Any]) -> ReplayReport:
         if outcome.reason != result["reason"]:
             report.problems.append(f"reason: record says {result['reason']}, engine says {outcome.reason}")
         if outcome.winner_seat != result["winner_seat"]:
-            report.problems.append(f"winner: record says seat {result['winner_seat']}, engine says seat {outcome.winner_seat}")
+            report.problems.append(
+                f"winner: record says seat {result['winner_seat']}, engine says seat {outcome.winner_seat}"
+            )
         scores = {str(k): v for k, v in outcome.scores.items()}
         if scores != result["scores"]:
             report.problems.append(f"scores: record says {result['scores']}, engine says {scores}")

@@ -20,18 +20,22 @@ from ..v1 import common_pb2 as cpb
 from ..v1 import flank_pb2 as fpb
 from ..v1 import surge_pb2 as spb
 
-GAME_TO_PB = {"torrent": cpb.GAME_TORRENT, "fravan": cpb.GAME_FRAVAN, "surge": cpb.GAME_SURGE}
+GAME_TO_PB: dict[str, cpb.Game] = {
+    "torrent": cpb.GAME_TORRENT,
+    "fravan": cpb.GAME_FRAVAN,
+    "surge": cpb.GAME_SURGE,
+}
 GAME_FROM_PB = {v: k for k, v in GAME_TO_PB.items()}
-COLOUR_TO_PB = {
+COLOUR_TO_PB: dict[str, cpb.Colour] = {
     "black": cpb.COLOUR_BLACK,
     "white": cpb.COLOUR_WHITE,
     "blue": cpb.COLOUR_BLUE,
     "orange": cpb.COLOUR_ORANGE,
 }
 COLOUR_FROM_PB = {v: k for k, v in COLOUR_TO_PB.items()}
-SEAT_TO_PB = {1: cpb.SEAT_1, 2: cpb.SEAT_2}
+SEAT_TO_PB: dict[int, cpb.Seat] = {1: cpb.SEAT_1, 2: cpb.SEAT_2}
 SEAT_FROM_PB = {v: k for k, v in SEAT_TO_PB.items()}
-END_REASON_TO_PB = {
+END_REASON_TO_PB: dict[str, cpb.EndReason] = {
     "two_passes": cpb.END_REASON_TWO_PASSES,
     "board_empty": cpb.END_REASON_BOARD_EMPTY,
     "no_change_no_stones": cpb.END_REASON_NO_CHANGE_NO_STONES,
@@ -45,15 +49,15 @@ END_REASON_TO_PB = {
 END_REASON_FROM_PB = {v: k for k, v in END_REASON_TO_PB.items()}
 
 
-def seat_pb(seat: int | None) -> int:
+def seat_pb(seat: int | None) -> cpb.Seat:
     return SEAT_TO_PB.get(seat, cpb.SEAT_UNSPECIFIED) if seat is not None else cpb.SEAT_UNSPECIFIED
 
 
-def colour_pb(colour: str | None) -> int:
+def colour_pb(colour: str | None) -> cpb.Colour:
     return COLOUR_TO_PB.get(colour, cpb.COLOUR_UNSPECIFIED) if colour else cpb.COLOUR_UNSPECIFIED
 
 
-def colour_from_pb(value: int) -> str | None:
+def colour_from_pb(value: cpb.Colour) -> str | None:
     return COLOUR_FROM_PB.get(value)
 
 
@@ -108,11 +112,15 @@ def action_to_pb(action: Any) -> pb.Action:
     if type(action) is Place:
         return pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=action.point)))
     if type(action) is Pass:
-        return pb.Action(flank=fpb.FlankAction(**{"pass": fpb.FlankPass()}))
+        flank = fpb.FlankAction()
+        getattr(flank, "pass").SetInParent()
+        return pb.Action(flank=flank)
     if type(action) is Swap:
         return pb.Action(flank=fpb.FlankAction(swap=fpb.FlankSwap()))
     if type(action) is PlaceStone:
-        return pb.Action(surge=spb.SurgeAction(place=spb.SurgePlace(value=action.value, square=action.square)))
+        return pb.Action(
+            surge=spb.SurgeAction(place=spb.SurgePlace(value=action.value, square=action.square))
+        )
     if type(action) is Skip:
         return pb.Action(surge=spb.SurgeAction(skip=spb.SurgeSkip()))
     raise TypeError(f"not an action: {action!r}")
@@ -252,8 +260,8 @@ def _flank_action(text: str) -> Any:
 def _flank_action_text(message: fpb.FlankAction) -> str | None:
     kind = message.WhichOneof("kind")
     if kind == "place":
-        return message.place.point
-    return kind
+        return str(message.place.point)
+    return None if kind is None else str(kind)
 
 
 def observation_from_pb(game: str, message: pb.Observation) -> Any:
@@ -289,9 +297,7 @@ def observation_from_pb(game: str, message: pb.Observation) -> Any:
             to_move=COLOUR_FROM_PB.get(s.to_move),
             first_placer=COLOUR_FROM_PB[s.first_placer],
             face_up=tuple((st.square, COLOUR_FROM_PB[st.colour], st.value) for st in s.face_up),
-            face_down=tuple(
-                (st.square, COLOUR_FROM_PB[st.colour], st.value or None) for st in s.face_down
-            ),
+            face_down=tuple((st.square, COLOUR_FROM_PB[st.colour], st.value or None) for st in s.face_down),
             hand=tuple(s.hand),
             supply=tuple(s.supply),
             opponent_hand_size=s.opponent_hand_size,

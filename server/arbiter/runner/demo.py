@@ -38,19 +38,24 @@ class DemoConfig:
     colour: bool = True
 
 
-class _SlowBot:
-    """Wraps an SDK bot to think for ``delay`` seconds (the demo's pace)."""
+def _slow(bot: Any, delay: float) -> Any:
+    """An SDK bot that thinks ``delay`` seconds longer (the demo's pace)."""
+    from arbiter_bot.bot import Bot
 
-    def __init__(self, bot: Any, delay: float) -> None:
-        self.bot = bot
-        self.delay = delay
+    class SlowBot(Bot):
+        name = bot.name
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.bot, name)
+        def choose(self, observation: Any, legal: Any, context: Any) -> Any:
+            time.sleep(delay)
+            return bot.choose(observation, legal, context)
 
-    def choose(self, observation: Any, legal: Any, context: Any) -> Any:
-        time.sleep(self.delay)
-        return self.bot.choose(observation, legal, context)
+        def on_match_start(self, info: Any) -> None:
+            bot.on_match_start(info)
+
+        def on_match_end(self, summary: Any) -> None:
+            bot.on_match_end(summary)
+
+    return SlowBot()
 
 
 async def run_demo(config: DemoConfig, console: Console | None = None) -> list[Match]:
@@ -71,35 +76,51 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
         seat = entry["seat"]
         who = match.bots[seat]
         extra = " (automatic)" if entry["auto"] else ""
-        console.print(f"\n[bold]{match.game}[/bold] move {len(match.actions)}: seat {seat} ({who}) plays "
-                      f"[bold]{entry['action']}[/bold]{extra}")
+        console.print(
+            f"\n[bold]{match.game}[/bold] move {len(match.actions)}: seat {seat} ({who}) plays "
+            f"[bold]{entry['action']}[/bold]{extra}"
+        )
         console.print(render(match.rules, match.state, colour=config.colour), markup=False)
 
     def ended(match: Match) -> None:
         finished.append(match)
         end = match.end
         assert end is not None
-        winner = f"seat {end.winner_seat} ({match.bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
-        console.print(f"\n[bold green]{match.game} over[/bold green]: {winner} wins by {end.reason}, "
-                      f"scores {end.scores}\n")
+        winner = (
+            f"seat {end.winner_seat} ({match.bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
+        )
+        console.print(
+            f"\n[bold green]{match.game} over[/bold green]: {winner} wins by {end.reason}, "
+            f"scores {end.scores}\n"
+        )
 
     arbiter_config = ArbiterConfig(bots=bots, default_control=TimeControl(base=120.0, increment=2.0))
     arbiter = Arbiter(arbiter_config, on_match_end=ended, on_progress=progress)
     server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
-    console.print(f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)")
+    console.print(
+        f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)"
+    )
     console.print("Connect a bot of your own while it runs, for example:")
-    console.print(f"  python -m arbiter_bot.examples.random_bot --server {server.address} --token guest-token "
-                  "--game torrent --size 5\n", markup=False)
+    console.print(
+        f"  python -m arbiter_bot.examples.random_bot --server {server.address} --token guest-token "
+        "--game torrent --size 5\n",
+        markup=False,
+    )
     try:
         for _ in range(config.rounds):
             for game, options, first, second in PROGRAMME:
                 players: list[Bot] = [load_bot(first), load_bot(second)]
                 tasks = [
                     asyncio.create_task(
-                        run_bot(_SlowBot(bot, config.delay), server.address, f"{name}-token",  # type: ignore[arg-type]
-                                (game, options), games=1)
+                        run_bot(
+                            _slow(bot, config.delay),
+                            server.address,
+                            f"{name}-token",
+                            (game, options),
+                            games=1,
+                        )
                     )
-                    for bot, name in zip(players, names)
+                    for bot, name in zip(players, names, strict=True)
                 ]
                 await asyncio.gather(*tasks)
                 names.reverse()  # the other bot starts the next game

@@ -96,7 +96,9 @@ def label(spec: str) -> str:
 class LocalRunner:
     """Runs the games and reports each finished one to ``on_game``."""
 
-    def __init__(self, config: RunnerConfig, on_game: Callable[[GameResult, Tally], None] | None = None) -> None:
+    def __init__(
+        self, config: RunnerConfig, on_game: Callable[[GameResult, Tally], None] | None = None
+    ) -> None:
         self.config = config
         self.on_game = on_game
         self.tokens = {"A": secrets.token_urlsafe(16), "B": secrets.token_urlsafe(16)}
@@ -201,14 +203,20 @@ class LocalRunner:
         with open(log_path, "ab") as log_file:
             try:
                 process = await asyncio.create_subprocess_shell(
-                    spec, env=env, stdout=log_file, stderr=asyncio.subprocess.STDOUT, stdin=asyncio.subprocess.DEVNULL
+                    spec,
+                    env=env,
+                    stdout=log_file,
+                    stderr=asyncio.subprocess.STDOUT,
+                    stdin=asyncio.subprocess.DEVNULL,
                 )
             except OSError as exc:
                 raise RunnerError(f"bot {key}: cannot start {spec!r}: {exc}") from exc
             self.processes.append(process)
             code = await process.wait()
         if not self.done.is_set():
-            raise RunnerError(f"bot {key} ({spec!r}) exited with status {code} early; its output is in {log_path}")
+            raise RunnerError(
+                f"bot {key} ({spec!r}) exited with status {code} early; its output is in {log_path}"
+            )
 
 
 def python_command(module: str) -> str:

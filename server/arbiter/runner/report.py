@@ -33,7 +33,9 @@ class Reporter:
         self.progress.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.progress.stop()
 
     def game_finished(self, game: GameResult, tally: Tally) -> None:
@@ -54,15 +56,27 @@ class Reporter:
             return f"{statistics.fmean(values):.1f}" if values else "-"
 
         table.add_row(
-            names["A"], str(tally.wins), str(tally.losses), str(tally.draws), avg(tally.score_a),
-            str(tally.time_losses["A"]), str(tally.illegal["A"]),
+            names["A"],
+            str(tally.wins),
+            str(tally.losses),
+            str(tally.draws),
+            avg(tally.score_a),
+            str(tally.time_losses["A"]),
+            str(tally.illegal["A"]),
         )
         table.add_row(
-            names["B"], str(tally.losses), str(tally.wins), str(tally.draws), avg(tally.score_b),
-            str(tally.time_losses["B"]), str(tally.illegal["B"]),
+            names["B"],
+            str(tally.losses),
+            str(tally.wins),
+            str(tally.draws),
+            avg(tally.score_b),
+            str(tally.time_losses["B"]),
+            str(tally.illegal["B"]),
         )
         self.console.print(table)
-        self.console.print(f"score of A: {tally.score_fraction * 100:.1f}%   Elo difference A - B: {format_elo(tally)}")
+        self.console.print(
+            f"score of A: {tally.score_fraction * 100:.1f}%   Elo difference A - B: {format_elo(tally)}"
+        )
         endings: Any = ", ".join(f"{k} {v}" for k, v in sorted(tally.reasons.items()))
         self.console.print(f"endings: {endings}")
         self.console.print(f"records: {cfg.records_dir}/")

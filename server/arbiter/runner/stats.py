@@ -72,4 +72,8 @@ def format_elo(tally: Tally) -> str:
     if math.isinf(diff):
         return f"{show(diff)} (95% interval {show(low)} .. {show(high)})"
     margin = max(high - diff, diff - low)
-    return f"{show(diff)} ± {margin:.0f}" if not math.isinf(margin) else f"{show(diff)} (95% interval {show(low)} .. {show(high)})"
+    return (
+        f"{show(diff)} ± {margin:.0f}"
+        if not math.isinf(margin)
+        else f"{show(diff)} (95% interval {show(low)} .. {show(high)})"
+    )

@@ -134,7 +134,9 @@ class Arbiter:
             session.send(message)
 
     # --- seeks --------------------------------------------------------------------------------
-    def seek(self, session: BotSession, game: str, options: dict[str, Any], control: TimeControl | None) -> None:
+    def seek(
+        self, session: BotSession, game: str, options: dict[str, Any], control: TimeControl | None
+    ) -> None:
         """Queue a seek; pair it at once when another bot waits with the same key."""
         if self.stopping:
             raise errors.Rejection(errors.SHUTTING_DOWN, "the arbiter is shutting down")
@@ -160,7 +162,9 @@ class Arbiter:
         first = waiting if previous is None else (arriving if previous == waiting else waiting)
         second = arriving if first == waiting else waiting
         self.last_first_seat[pair] = first
-        setup = MatchSetup(key.game, dict(key.options), {1: first, 2: second}, key.control, self.config.policy)
+        setup = MatchSetup(
+            key.game, dict(key.options), {1: first, 2: second}, key.control, self.config.policy
+        )
         self.start_match(setup)
 
     def _drop_seeks(self, bot_name: str) -> None:
@@ -243,7 +247,9 @@ class Arbiter:
             rejected = pb.MoveRejected(
                 match_id=match_id,
                 turn_id=turn_id,
-                status=errors.status_for(errors.UNKNOWN_MATCH, f"no match {match_id!r} for bot {session.bot_name}"),
+                status=errors.status_for(
+                    errors.UNKNOWN_MATCH, f"no match {match_id!r} for bot {session.bot_name}"
+                ),
             )
             session.send(pb.PlayResponse(move_rejected=rejected))
             return

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, NoReturn
+from collections.abc import AsyncIterator
+from typing import Any, NoReturn
 
 import grpc
 from grpc_status import rpc_status
@@ -49,7 +50,9 @@ class BotServicer(pb_grpc.BotServiceServicer):
     ) -> None:
         name = self.arbiter.authenticate(bearer_token(context.invocation_metadata()))
         if name is None:
-            await abort_with(context, errors.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)")
+            await abort_with(
+                context, errors.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
+            )
         session = self.arbiter.attach(name)
         reader = asyncio.create_task(self._read(request_iterator, session))
         try:

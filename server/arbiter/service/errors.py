@@ -49,7 +49,7 @@ def reason_of(status: status_pb2.Status) -> str | None:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
-            return info.reason
+            return str(info.reason)
     return None
 
 

@@ -51,11 +51,12 @@ async def create_server(
             ("grpc.keepalive_permit_without_calls", 1),
         ]
     )
-    pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)
+    pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
     )
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
