@@ -19,6 +19,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 from .base import SEAT_1, SEAT_2, IllegalAction, MalformedAction, OptionsError, Outcome
@@ -32,6 +33,10 @@ LOCK = 4
 CELL_CHARS = {0: ".", 1: "B", 2: "W", 5: "b", 6: "w"}
 CHAR_CELLS = {v: k for k, v in CELL_CHARS.items()}
 _CELL_BYTES = bytes(ord(CELL_CHARS.get(i, "?")) for i in range(256))
+# For scoring: a cell as ".", "B" or "W" (locks dropped), 3 as the "|" between lines.
+_LINE_BYTES = bytes(ord({0: ".", 1: "B", 5: "B", 2: "W", 6: "W", 3: "|"}.get(i, "?")) for i in range(256))
+# A stone, an odd number of empty points, then (not consumed) a stone of the same colour.
+_FLANKED_MIDPOINT = re.compile(rb"([BW])\.(?:\.\.)*(?=\1)")
 
 POINT_NAME = re.compile(r"[a-z][1-9][0-9]*\Z")
 
@@ -161,6 +166,13 @@ class Geometry:
                 if (q - forward[0], r - forward[1]) not in index:  # p starts a line
                     lines.append((p, *rays[p][2 * a]))
         self.lines = lines
+        # All lines end to end with a separator (index ``count`` reads the sentinel cell).
+        flat: list[int] = []
+        for line in lines:
+            flat.extend(line)
+            flat.append(self.count)
+        self.line_points = flat
+        self.line_getter = itemgetter(*flat)
         # Row boundaries for board text: rows from the highest row number down.
         rows: list[list[int]] = []
         last_r = None
@@ -361,20 +373,17 @@ class FlankRules:
         """Stones plus territory for each colour, at this moment.
 
         Along each line, two consecutive stones of one colour an even number of points apart
-        flank the empty midpoint; a point flanked only by one colour is its territory.
+        flank the empty midpoint; a point flanked only by one colour is its territory. All lines
+        are read at once as one string (``.`` ``B`` ``W``, ``|`` between lines) and scanned with
+        a regular expression, which keeps the work in C.
         """
         board = state.board
+        geo = state.geo
+        text = bytes(geo.line_getter(board + b"\x03")).translate(_LINE_BYTES)
         flanked = bytearray(len(board))
-        for line in state.geo.lines:
-            last_i = -1
-            last_c = 0
-            for i, p in enumerate(line):
-                c = board[p] & 3
-                if c:
-                    if c == last_c and not (i - last_i) & 1:
-                        flanked[line[(i + last_i) >> 1]] |= c
-                    last_i = i
-                    last_c = c
+        flat = geo.line_points
+        for m in _FLANKED_MIDPOINT.finditer(text):
+            flanked[flat[m.start() + 1 + (m.end() - m.start() - 1) // 2]] |= 1 if m.group(1) == b"B" else 2
         black = board.count(1) + board.count(1 | LOCK) + flanked.count(1)
         white = board.count(2) + board.count(2 | LOCK) + flanked.count(2)
         return {BLACK: black, WHITE: white}

@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from .base import IllegalAction, MalformedAction, OptionsError, Outcome
+from .base import IllegalAction, MalformedAction, OptionsError, Outcome, Rules
 
 BLUE: Final = "blue"
 ORANGE: Final = "orange"
@@ -226,15 +226,15 @@ def draw_order(seed: bytes, player: str) -> list[int]:
     sha256 = hashlib.sha256
     # 19 draws of 8 bytes: 152 bytes, i.e. the first 5 blocks of 32 bytes.
     stream = b"".join([sha256(prefix + counter.to_bytes(4, "big")).digest() for counter in range(5)])
-    xs = _DRAWS.unpack_from(stream)
     order = list(STONES)
-    for i, x in zip(range(19, 0, -1), xs, strict=True):
+    for i, x in zip(_SWAP_INDICES, _DRAWS.unpack_from(stream), strict=True):
         j = x % (i + 1)
         order[i], order[j] = order[j], order[i]
     return order
 
 
 _DRAWS: Final = struct.Struct(">19Q")
+_SWAP_INDICES: Final = tuple(range(19, 0, -1))
 
 
 def _check_order(order: Sequence[int], player: str) -> tuple[int, ...]:
@@ -1076,16 +1076,19 @@ class SurgeRules:
             if col is EMPTY_COLUMN:
                 continue
             result = results.get(col)
-            if result is None:
-                result = _surge_column_cached(col)
-            if result[1]:
+            if result is None:  # _surge_column_cached, inlined
+                result = _surge_column(col)
+                if len(results) >= _RESULTS_LIMIT:
+                    results.clear()
+                results[col] = result
+            new, moved, blue_gain, orange_gain, masks = result
+            if moved:
                 changed = True
-                cols[c] = result[0]
-                empty = empty & _KEEP[c] | result[4][c]
-                if result[2]:
-                    state.score[0] += result[2]
-                if result[3]:
-                    state.score[1] += result[3]
+                cols[c] = new
+                empty = empty & _KEEP[c] | masks[c]
+                if blue_gain or orange_gain:
+                    state.score[0] += blue_gain
+                    state.score[1] += orange_gain
         state.empty = empty
         state.done += 1
         state.down = -1
@@ -1111,6 +1114,9 @@ class SurgeRules:
 
 
 SURGE: Final = SurgeRules()
+
+if TYPE_CHECKING:  # SurgeRules implements the shared interface
+    _RULES: Rules[SurgeState, SurgeAction, SurgeObservation] = SURGE
 
 
 def legal_actions_from_observation(observation: SurgeObservation) -> list[SurgeAction]:

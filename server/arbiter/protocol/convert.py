@@ -7,7 +7,6 @@ agree by construction.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
 from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
@@ -67,9 +66,8 @@ def colour_from_pb(value: cpb.Colour) -> str | None:
 def duration_pb(seconds: float | None) -> Duration | None:
     if seconds is None:
         return None
-    d = Duration()
-    d.FromTimedelta(timedelta(seconds=seconds))
-    return d
+    whole = int(seconds)
+    return Duration(seconds=whole, nanos=int(round((seconds - whole) * 1e9)))
 
 
 def seconds_from_pb(message: Any, field: str) -> float | None:
