@@ -56,7 +56,12 @@ def main() -> None:
         generated = generate(out)
         names = [p.name for p in generated]
         if args.check:
-            stale = [n for n in names if not (target / n).exists() or not filecmp.cmp(out / "arbiter" / "v1" / n, target / n, shallow=False)]
+            stale = [
+                n
+                for n in names
+                if not (target / n).exists()
+                or not filecmp.cmp(out / "arbiter" / "v1" / n, target / n, shallow=False)
+            ]
             if stale:
                 print("generated code is stale: run python proto/generate.py", stale, file=sys.stderr)
                 raise SystemExit(1)
@@ -65,7 +70,9 @@ def main() -> None:
         target.mkdir(parents=True, exist_ok=True)
         for name in names:
             shutil.copyfile(out / "arbiter" / "v1" / name, target / name)
-        (target / "__init__.py").write_text('"""Generated from proto/arbiter/v1 by proto/generate.py; do not edit."""\n')
+        (target / "__init__.py").write_text(
+            '"""Generated from proto/arbiter/v1 by proto/generate.py; do not edit."""\n'
+        )
         print(f"wrote {len(names)} files to {target.relative_to(ROOT)}")
 
 

@@ -29,7 +29,9 @@ def board_text(stones: dict[str, str]) -> str:
 
 def stones(cols: Sequence[Sequence[int]]) -> dict[str, str]:
     """``{square: "B7"}`` for an engine board."""
-    return {sq: ("B" if colour == "blue" else "O") + str(v) for sq, (colour, v) in board_squares(cols).items()}
+    return {
+        sq: ("B" if colour == "blue" else "O") + str(v) for sq, (colour, v) in board_squares(cols).items()
+    }
 
 
 def surge(before: dict[str, str]) -> tuple[dict[str, str], dict[str, int]]:

@@ -6,7 +6,9 @@ import grpc
 import pytest
 from arbiter.engines.hexflank import Place
 from arbiter.match.timecontrol import TimeControl
+from arbiter.protocol import convert
 from arbiter.service.errors import reason_of
+from arbiter.v1 import bot_service_pb2 as pb
 from arbiter.v1 import common_pb2 as cpb
 from grpc_status import rpc_status
 
@@ -95,3 +97,49 @@ def test_seats_alternate_between_the_same_two_bots():
         return seats
 
     assert asyncio.run(scenario()) == [cpb.SEAT_2, cpb.SEAT_1, cpb.SEAT_2]
+
+
+def test_result_of_a_match_that_ended_while_away_arrives_after_the_next_welcome():
+    async def scenario():
+        async with running_server(control=TimeControl(base=None, per_decision=0.3)) as server:
+            alice, bob, match_id = await start_torrent(server)
+            await alice.expect("turn")
+            await alice.close()  # Alice leaves with her turn pending and loses on time
+            ended_for_bob = await bob.expect("match_ended")
+            alice2 = RawBot(server.address, TOKENS["alice"])
+            welcome = await alice2.expect("welcome")
+            ended_for_alice = await alice2.expect("match_ended")
+            await alice2.close()
+            await bob.close()
+            return welcome, ended_for_alice, ended_for_bob, match_id
+
+    welcome, ended_for_alice, ended_for_bob, match_id = asyncio.run(scenario())
+    assert list(welcome.resumed_match_ids) == []
+    assert ended_for_alice.match_id == match_id
+    assert ended_for_alice.result == ended_for_bob.result
+    assert ended_for_alice.result.reason == cpb.END_REASON_TIMEOUT
+
+
+def test_welcome_and_seek_ids():
+    async def scenario():
+        async with running_server(control=TimeControl(base=42.0, increment=0.5)) as server:
+            alice = RawBot(server.address, TOKENS["alice"])
+            welcome = await alice.expect("welcome")
+            bob = await connect(server, "bob")
+            seek = pb.Seek(spec=convert.spec_to_pb("torrent", {"size": 5}), seek_id="a-1")
+            await alice.call.write(pb.PlayRequest(seek=seek))
+            bad = pb.Seek(spec=convert.spec_to_pb("torrent", {"size": 11}), seek_id="b-bad")
+            await bob.call.write(pb.PlayRequest(seek=bad))
+            rejected = await bob.expect("seek_rejected")
+            good = pb.Seek(spec=convert.spec_to_pb("torrent", {"size": 5}), seek_id="b-2")
+            await bob.call.write(pb.PlayRequest(seek=good))
+            started_a = await alice.expect("match_started")
+            started_b = await bob.expect("match_started")
+            await alice.close()
+            await bob.close()
+            return welcome, rejected, started_a, started_b
+
+    welcome, rejected, started_a, started_b = asyncio.run(scenario())
+    assert welcome.server_version and welcome.default_time_control.base.seconds == 42
+    assert rejected.seek_id == "b-bad"
+    assert started_a.seek_id == "a-1" and started_b.seek_id == "b-2"

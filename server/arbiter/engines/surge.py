@@ -222,19 +222,22 @@ def draw_order(seed: bytes, player: str) -> list[int]:
     """
     if player not in COLOURS:
         raise ValueError(f"player must be 'blue' or 'orange', not {player!r}")
-    prefix = bytes(seed) + player.encode("ascii")
-    sha256 = hashlib.sha256
-    # 19 draws of 8 bytes: 152 bytes, i.e. the first 5 blocks of 32 bytes.
-    stream = b"".join([sha256(prefix + counter.to_bytes(4, "big")).digest() for counter in range(5)])
+    base = hashlib.sha256(bytes(seed) + player.encode("ascii"))
+    blocks = []
+    for counter in _COUNTERS:  # 19 draws of 8 bytes: the first 5 blocks of 32 bytes
+        block = base.copy()
+        block.update(counter)
+        blocks.append(block.digest())
     order = list(STONES)
-    for i, x in zip(_SWAP_INDICES, _DRAWS.unpack_from(stream), strict=True):
-        j = x % (i + 1)
+    for (i, size), x in zip(_SWAPS, _DRAWS.unpack_from(b"".join(blocks)), strict=True):
+        j = x % size
         order[i], order[j] = order[j], order[i]
     return order
 
 
 _DRAWS: Final = struct.Struct(">19Q")
-_SWAP_INDICES: Final = tuple(range(19, 0, -1))
+_SWAPS: Final = tuple((i, i + 1) for i in range(19, 0, -1))  # (i, number of candidates for j)
+_COUNTERS: Final = tuple(counter.to_bytes(4, "big") for counter in range(5))
 
 
 def _check_order(order: Sequence[int], player: str) -> tuple[int, ...]:
@@ -434,10 +437,10 @@ _SIGN_CODES: Final = bytes([0] + [1] * 127 + [2] * 128)
 _PAD: Final[Column] = (0,)
 #: Plans by sign pattern: at most 3**8 patterns, each with at most 3**4 outcome combinations.
 _patterns: dict[bytes, _PatternInfo] = {}
-#: Surge results by column, in front of the plans. Random play meets the same columns again and
-#: again (tens of thousands of distinct ones); the cache is emptied when it reaches its limit.
+#: Surge results by column, in front of the plans: play keeps meeting the same columns. Emptied
+#: when it reaches its limit (a few MB); a larger cache hardly helps (measured with random play).
 _results: dict[Column, _Result] = {}
-_RESULTS_LIMIT: Final = 1 << 16
+_RESULTS_LIMIT: Final = 1 << 14
 
 
 def _pattern_info(pattern: bytes) -> _PatternInfo:
@@ -506,16 +509,6 @@ def _surge_column(col: Column) -> _Result:
         col[orange_row] if orange_row >= 0 else 0,
         masks,
     )
-
-
-def _surge_column_cached(col: Column) -> _Result:
-    result = _results.get(col)
-    if result is None:
-        result = _surge_column(col)
-        if len(_results) >= _RESULTS_LIMIT:
-            _results.clear()
-        _results[col] = result
-    return result
 
 
 def _check_board(board: Sequence[Sequence[int]]) -> list[Column]:
@@ -596,10 +589,12 @@ class SurgeState:
     seed: bytes | None
 
     def copy(self) -> SurgeState:
-        new = object.__new__(SurgeState)
+        """An independent copy (the draw orders, immutable, are shared)."""
+        new = _new_state(SurgeState)
         new.cols = self.cols[:]
         new.empty = self.empty
-        new.hands = [self.hands[0][:], self.hands[1][:]]
+        hands = self.hands
+        new.hands = [hands[0][:], hands[1][:]]
         new.orders = self.orders
         new.pos = self.pos[:]
         new.score = self.score[:]
@@ -665,6 +660,9 @@ class SurgeState:
     @property
     def over(self) -> bool:
         return self.mover < 0
+
+
+_new_state: Final = object.__new__
 
 
 def _removed(state: SurgeState, p: int) -> tuple[int, ...]:
@@ -1006,7 +1004,9 @@ class SurgeRules:
                         if k < len(order):
                             insort(hand, order[k])
                             state.pos[p] = k + 1
-                        state.cols[c] = col[:r] + ((-v if p else v),) + col[r + 1 :]
+                        cells = list(col)
+                        cells[r] = -v if p else v
+                        state.cols[c] = tuple(cells)
                         state.placed += 1
                         if p == state.first:
                             state.down = c * 8 + r
@@ -1071,12 +1071,11 @@ class SurgeRules:
         changed = False
         results = _results
         empty = state.empty
-        for c in range(8):
-            col = cols[c]
+        for c, col in enumerate(cols):  # replacing cols[c] while iterating is fine for a list
             if col is EMPTY_COLUMN:
                 continue
             result = results.get(col)
-            if result is None:  # _surge_column_cached, inlined
+            if result is None:
                 result = _surge_column(col)
                 if len(results) >= _RESULTS_LIMIT:
                     results.clear()

@@ -62,6 +62,8 @@ class MatchSetup:
     control: TimeControl = field(default_factory=TimeControl)
     policy: MatchPolicy = field(default_factory=MatchPolicy)
     seed: bytes | None = None
+    #: The Seek.seek_id each seat's match answers (echoed in MatchStarted).
+    seek_ids: Mapping[int, str] = field(default_factory=dict)
 
 
 class Match:
@@ -98,7 +100,7 @@ class Match:
         self.started_wall = time.time()
         self.ended_wall: float | None = None
         self.spec_pb = convert.spec_to_pb(self.game, self.options)
-        self.control_pb = _control_pb(setup.control)
+        self.control_pb = convert.time_control_to_pb(setup.control)
 
     # --- public ------------------------------------------------------------------------------
     @property
@@ -328,6 +330,7 @@ class Match:
                 timeout_policy=_TIMEOUT_PB[self.policy.on_timeout],
                 illegal_action_policy=_ILLEGAL_PB[self.policy.on_illegal],
                 clocks=self._clocks_pb(),
+                seek_id="" if resumed else self.setup.seek_ids.get(seat, ""),
             )
         )
 
@@ -380,14 +383,6 @@ class Match:
 
 _TIMEOUT_PB = {"loss": pb.TIMEOUT_POLICY_LOSS, "default_action": pb.TIMEOUT_POLICY_DEFAULT_ACTION}
 _ILLEGAL_PB = {"forfeit": pb.ILLEGAL_ACTION_POLICY_FORFEIT, "reject": pb.ILLEGAL_ACTION_POLICY_REJECT}
-
-
-def _control_pb(control: TimeControl) -> cpb.TimeControl:
-    return cpb.TimeControl(
-        base=convert.duration_pb(control.base),
-        increment=convert.duration_pb(control.increment) if control.increment else None,
-        per_decision=convert.duration_pb(control.per_decision),
-    )
 
 
 def _random_seed() -> bytes:

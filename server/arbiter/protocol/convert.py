@@ -78,6 +78,15 @@ def seconds_from_pb(message: Any, field: str) -> float | None:
     return float(value.seconds) + value.nanos / 1e9
 
 
+def time_control_to_pb(control: Any) -> cpb.TimeControl:
+    """A ``match.timecontrol.TimeControl`` as its message."""
+    return cpb.TimeControl(
+        base=duration_pb(control.base),
+        increment=duration_pb(control.increment) if control.increment else None,
+        per_decision=duration_pb(control.per_decision),
+    )
+
+
 # --- game specs ----------------------------------------------------------------------------------
 
 

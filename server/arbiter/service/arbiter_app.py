@@ -16,10 +16,12 @@ from typing import Any
 
 import structlog
 
+from .. import __version__
 from ..engines import ActionError, OptionsError, get_rules
 from ..match.match import Match, MatchSetup
 from ..match.policy import MatchPolicy
 from ..match.timecontrol import TimeControl
+from ..protocol import convert
 from ..v1 import bot_service_pb2 as pb
 from . import errors
 from .auth import BotDirectory
@@ -91,7 +93,9 @@ class Arbiter:
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=1000)
         self.by_bot: dict[str, set[str]] = {}
-        self.waiting: dict[SeekKey, deque[str]] = {}
+        self.waiting: dict[SeekKey, deque[tuple[str, str]]] = {}
+        #: MatchEnded messages for bots that were not connected when their match ended.
+        self.undelivered: dict[str, deque[pb.PlayResponse]] = {}
         self.last_first_seat: dict[frozenset[str], str] = {}
         self.matches_started = 0
         self.on_match_end = on_match_end
@@ -113,7 +117,15 @@ class Arbiter:
         session = BotSession(bot_name)
         self.sessions[bot_name] = session
         running = sorted(self.by_bot.get(bot_name, ()))
-        session.send(pb.PlayResponse(welcome=pb.Welcome(bot_name=bot_name, resumed_match_ids=running)))
+        welcome = pb.Welcome(
+            bot_name=bot_name,
+            resumed_match_ids=running,
+            server_version=__version__,
+            default_time_control=convert.time_control_to_pb(self.config.default_control),
+        )
+        session.send(pb.PlayResponse(welcome=welcome))
+        for message in self.undelivered.pop(bot_name, ()):
+            session.send(message)
         for match_id in running:
             match = self.matches[match_id]
             for seat in match.seat_of(bot_name):
@@ -132,10 +144,17 @@ class Arbiter:
         session = self.sessions.get(bot_name)
         if session is not None:
             session.send(message)
+        elif message.HasField("match_ended"):
+            self.undelivered.setdefault(bot_name, deque(maxlen=100)).append(message)
 
     # --- seeks --------------------------------------------------------------------------------
     def seek(
-        self, session: BotSession, game: str, options: dict[str, Any], control: TimeControl | None
+        self,
+        session: BotSession,
+        game: str,
+        options: dict[str, Any],
+        control: TimeControl | None,
+        seek_id: str = "",
     ) -> None:
         """Queue a seek; pair it at once when another bot waits with the same key."""
         if self.stopping:
@@ -146,8 +165,8 @@ class Arbiter:
             raise errors.Rejection(errors.BAD_REQUEST, str(exc)) from exc
         key = SeekKey(game, tuple(sorted(options.items())), control or self.config.default_control)
         queue = self.waiting.setdefault(key, deque())
-        me = session.bot_name
-        opponent = next((name for name in queue if name != me), None)
+        me = (session.bot_name, seek_id)
+        opponent = next((entry for entry in queue if entry[0] != me[0]), None)
         limit = self.config.max_matches
         if opponent is None or (limit is not None and self.matches_started >= limit):
             queue.append(me)
@@ -155,22 +174,27 @@ class Arbiter:
         queue.remove(opponent)
         self._pair(key, opponent, me)
 
-    def _pair(self, key: SeekKey, waiting: str, arriving: str) -> None:
-        pair = frozenset((waiting, arriving))
+    def _pair(self, key: SeekKey, waiting: tuple[str, str], arriving: tuple[str, str]) -> None:
+        pair = frozenset((waiting[0], arriving[0]))
         previous = self.last_first_seat.get(pair)
         # Seats alternate between the same two bots; their first match gives the waiting bot seat 1.
-        first = waiting if previous is None else (arriving if previous == waiting else waiting)
-        second = arriving if first == waiting else waiting
-        self.last_first_seat[pair] = first
+        first = waiting if previous is None else (arriving if previous == waiting[0] else waiting)
+        second = arriving if first is waiting else waiting
+        self.last_first_seat[pair] = first[0]
         setup = MatchSetup(
-            key.game, dict(key.options), {1: first, 2: second}, key.control, self.config.policy
+            key.game,
+            dict(key.options),
+            {1: first[0], 2: second[0]},
+            key.control,
+            self.config.policy,
+            seek_ids={1: first[1], 2: second[1]},
         )
         self.start_match(setup)
 
     def _drop_seeks(self, bot_name: str) -> None:
         for queue in self.waiting.values():
-            while bot_name in queue:
-                queue.remove(bot_name)
+            for entry in [e for e in queue if e[0] == bot_name]:
+                queue.remove(entry)
 
     # --- matches ------------------------------------------------------------------------------
     def start_match(self, setup: MatchSetup, initial_state: Any | None = None) -> Match:

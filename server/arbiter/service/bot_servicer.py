@@ -96,9 +96,10 @@ class BotServicer(pb_grpc.BotServiceServicer):
         try:
             game, options = convert.spec_from_pb(seek.spec)
             control = control_from_pb(seek.time_control) if seek.HasField("time_control") else None
-            self.arbiter.seek(session, game, options, control)
+            self.arbiter.seek(session, game, options, control, seek.seek_id)
         except (OptionsError, ValueError) as exc:
             status = errors.status_for(errors.BAD_REQUEST, str(exc))
-            session.send(pb.PlayResponse(seek_rejected=pb.SeekRejected(status=status)))
+            session.send(pb.PlayResponse(seek_rejected=pb.SeekRejected(status=status, seek_id=seek.seek_id)))
         except errors.Rejection as exc:
-            session.send(pb.PlayResponse(seek_rejected=pb.SeekRejected(status=exc.status())))
+            rejected = pb.SeekRejected(status=exc.status(), seek_id=seek.seek_id)
+            session.send(pb.PlayResponse(seek_rejected=rejected))

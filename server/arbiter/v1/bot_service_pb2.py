@@ -29,45 +29,45 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x17google/rpc/status.proto\"Y\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x42\x06\n\x04kind\"Y\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\xe3\x02\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x42\x06\n\x04kind\"2\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\"6\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\"\x8e\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x17google/rpc/status.proto\"Y\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x42\x06\n\x04kind\"j\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x0f\n\x07seek_id\x18\x03 \x01(\t\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\xe3\x02\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x42\x06\n\x04kind\"C\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0f\n\x07seek_id\x18\x02 \x01(\t\"\x85\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\x12\x16\n\x0eserver_version\x18\x03 \x01(\t\x12\x35\n\x14\x64\x65\x66\x61ult_time_control\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\"\x9f\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x0f\n\x07seek_id\x18\x0c \x01(\t\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arbiter.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=2257
-  _globals['_TIMEOUTPOLICY']._serialized_end=2364
-  _globals['_ILLEGALACTIONPOLICY']._serialized_start=2367
-  _globals['_ILLEGALACTIONPOLICY']._serialized_end=2496
+  _globals['_TIMEOUTPOLICY']._serialized_start=2388
+  _globals['_TIMEOUTPOLICY']._serialized_end=2495
+  _globals['_ILLEGALACTIONPOLICY']._serialized_start=2498
+  _globals['_ILLEGALACTIONPOLICY']._serialized_end=2627
   _globals['_PLAYREQUEST']._serialized_start=174
   _globals['_PLAYREQUEST']._serialized_end=263
   _globals['_SEEK']._serialized_start=265
-  _globals['_SEEK']._serialized_end=354
-  _globals['_MOVE']._serialized_start=356
-  _globals['_MOVE']._serialized_end=433
-  _globals['_ACTION']._serialized_start=435
-  _globals['_ACTION']._serialized_end=535
-  _globals['_OBSERVATION']._serialized_start=537
-  _globals['_OBSERVATION']._serialized_end=652
-  _globals['_LEGALACTIONS']._serialized_start=654
-  _globals['_LEGALACTIONS']._serialized_end=758
-  _globals['_PLAYRESPONSE']._serialized_start=761
-  _globals['_PLAYRESPONSE']._serialized_end=1116
-  _globals['_SEEKREJECTED']._serialized_start=1118
-  _globals['_SEEKREJECTED']._serialized_end=1168
-  _globals['_WELCOME']._serialized_start=1170
-  _globals['_WELCOME']._serialized_end=1224
-  _globals['_MATCHSTARTED']._serialized_start=1227
-  _globals['_MATCHSTARTED']._serialized_end=1625
-  _globals['_TURN']._serialized_start=1628
-  _globals['_TURN']._serialized_end=1910
-  _globals['_MOVEREJECTED']._serialized_start=1912
-  _globals['_MOVEREJECTED']._serialized_end=2016
-  _globals['_MOVEACKNOWLEDGED']._serialized_start=2018
-  _globals['_MOVEACKNOWLEDGED']._serialized_end=2071
-  _globals['_MATCHENDED']._serialized_start=2074
-  _globals['_MATCHENDED']._serialized_end=2255
-  _globals['_BOTSERVICE']._serialized_start=2498
-  _globals['_BOTSERVICE']._serialized_end=2573
+  _globals['_SEEK']._serialized_end=371
+  _globals['_MOVE']._serialized_start=373
+  _globals['_MOVE']._serialized_end=450
+  _globals['_ACTION']._serialized_start=452
+  _globals['_ACTION']._serialized_end=552
+  _globals['_OBSERVATION']._serialized_start=554
+  _globals['_OBSERVATION']._serialized_end=669
+  _globals['_LEGALACTIONS']._serialized_start=671
+  _globals['_LEGALACTIONS']._serialized_end=775
+  _globals['_PLAYRESPONSE']._serialized_start=778
+  _globals['_PLAYRESPONSE']._serialized_end=1133
+  _globals['_SEEKREJECTED']._serialized_start=1135
+  _globals['_SEEKREJECTED']._serialized_end=1202
+  _globals['_WELCOME']._serialized_start=1205
+  _globals['_WELCOME']._serialized_end=1338
+  _globals['_MATCHSTARTED']._serialized_start=1341
+  _globals['_MATCHSTARTED']._serialized_end=1756
+  _globals['_TURN']._serialized_start=1759
+  _globals['_TURN']._serialized_end=2041
+  _globals['_MOVEREJECTED']._serialized_start=2043
+  _globals['_MOVEREJECTED']._serialized_end=2147
+  _globals['_MOVEACKNOWLEDGED']._serialized_start=2149
+  _globals['_MOVEACKNOWLEDGED']._serialized_end=2202
+  _globals['_MATCHENDED']._serialized_start=2205
+  _globals['_MATCHENDED']._serialized_end=2386
+  _globals['_BOTSERVICE']._serialized_start=2629
+  _globals['_BOTSERVICE']._serialized_end=2704
 # @@protoc_insertion_point(module_scope)

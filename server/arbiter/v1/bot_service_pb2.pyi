@@ -41,12 +41,14 @@ class PlayRequest(_message.Message):
     def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
 
 class Seek(_message.Message):
-    __slots__ = ("spec", "time_control")
+    __slots__ = ("spec", "time_control", "seek_id")
     SPEC_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
     spec: _common_pb2.GameSpec
     time_control: _common_pb2.TimeControl
-    def __init__(self, spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ...) -> None: ...
+    seek_id: str
+    def __init__(self, spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("match_id", "turn_id", "action")
@@ -101,21 +103,27 @@ class PlayResponse(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ...) -> None: ...
 
 class SeekRejected(_message.Message):
-    __slots__ = ("status",)
+    __slots__ = ("status", "seek_id")
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
     status: _status_pb2.Status
-    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ...) -> None: ...
+    seek_id: str
+    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_name", "resumed_match_ids")
+    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     RESUMED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     resumed_match_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    server_version: str
+    default_time_control: _common_pb2.TimeControl
+    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks")
+    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +135,7 @@ class MatchStarted(_message.Message):
     TIMEOUT_POLICY_FIELD_NUMBER: _ClassVar[int]
     ILLEGAL_ACTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     CLOCKS_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     spec: _common_pb2.GameSpec
     seat: _common_pb2.Seat
@@ -138,7 +147,8 @@ class MatchStarted(_message.Message):
     timeout_policy: TimeoutPolicy
     illegal_action_policy: IllegalActionPolicy
     clocks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Clock]
-    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ...) -> None: ...
+    seek_id: str
+    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
     __slots__ = ("match_id", "turn_id", "observation", "legal", "clocks", "decision_limit", "seat", "colour")

@@ -1,0 +1,49 @@
+"""arbiter_bot: the Python SDK for bots that play on an Arbiter server.
+
+Write a bot by subclassing :class:`Bot` and implementing ``choose``; play with :func:`run` (blocking)
+or :func:`run_bot` (asyncio). See ``clients/python/README.md`` and ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+from .bot import (
+    ABORTED,
+    DRAW,
+    LOSS,
+    UNKNOWN,
+    WIN,
+    Bot,
+    MatchInfo,
+    MatchSummary,
+    Rejection,
+    TimeControl,
+    TurnContext,
+)
+from .client import Backoff, Session, run, run_bot
+from .errors import ArbiterError, AuthenticationError, BadRequestError, ReplacedError
+from .seedcheck import SeedMismatch, SeedRecorder, check_surge_seed
+
+__all__ = [
+    "ABORTED",
+    "DRAW",
+    "LOSS",
+    "UNKNOWN",
+    "WIN",
+    "ArbiterError",
+    "AuthenticationError",
+    "Backoff",
+    "BadRequestError",
+    "Bot",
+    "MatchInfo",
+    "MatchSummary",
+    "Rejection",
+    "ReplacedError",
+    "SeedMismatch",
+    "SeedRecorder",
+    "Session",
+    "TimeControl",
+    "TurnContext",
+    "check_surge_seed",
+    "run",
+    "run_bot",
+]

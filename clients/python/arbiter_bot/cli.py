@@ -1,0 +1,282 @@
+"""The command line every example bot shares, with defaults from the environment.
+
+    python -m arbiter_bot.examples.random_bot --server HOST:PORT --token TOKEN --game torrent \\
+        --size 7 --games 10 --base 60 --increment 1 --per-decision 5
+
+- ``--server HOST:PORT``: ``$ARBITER_SERVER``, default ``localhost:50051``
+- ``--token TOKEN``: ``$ARBITER_TOKEN``, required
+- ``--game torrent|fravan|surge``: ``$ARBITER_GAME``, default the bot's first game
+- ``--size N`` (Torrent/Fravan): ``$ARBITER_SIZE``, default the arbiter's (7)
+- ``--games N`` (0: until stopped): ``$ARBITER_GAMES``, default until stopped
+- ``--base S``, ``--increment S``, ``--per-decision S``: ``$ARBITER_BASE``, ``$ARBITER_INCREMENT``,
+  ``$ARBITER_PER_DECISION``, default the arbiter's default time control
+
+A command-line option wins over its environment variable. The local runner starts command bots
+with these variables set. Logs go to standard error; one line per finished match to standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import structlog
+from arbiter.engines import GAMES, get_rules
+
+from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
+from .client import run_bot
+from .errors import ArbiterError, AuthenticationError, ReplacedError
+from .seedcheck import SeedMismatch
+
+DEFAULT_SERVER = "localhost:50051"
+
+ENV_SERVER = "ARBITER_SERVER"
+ENV_TOKEN = "ARBITER_TOKEN"
+ENV_GAME = "ARBITER_GAME"
+ENV_SIZE = "ARBITER_SIZE"
+ENV_GAMES = "ARBITER_GAMES"
+ENV_BASE = "ARBITER_BASE"
+ENV_INCREMENT = "ARBITER_INCREMENT"
+ENV_PER_DECISION = "ARBITER_PER_DECISION"
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_AUTH = 3
+EXIT_REPLACED = 4
+EXIT_SEED = 5
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class BotOptions:
+    """What the command line and environment asked for."""
+
+    server: str
+    token: str
+    game: str
+    size: int | None = None
+    games: int | None = None
+    time_control: TimeControl | None = None
+    max_concurrent: int = 1
+    seed: int | None = None
+    log_level: str = "info"
+    tls: bool = False
+    strict_seed: bool = False
+
+    @property
+    def spec(self) -> tuple[str, dict[str, Any]]:
+        """(game, options) for :func:`arbiter_bot.run_bot`."""
+        if self.game == "surge" or self.size is None:
+            return self.game, {}
+        return self.game, {"size": self.size}
+
+
+def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add = parser.add_argument
+    add(
+        "--server",
+        metavar="HOST:PORT",
+        help=f"the arbiter's address (${ENV_SERVER}; default {DEFAULT_SERVER})",
+    )
+    add("--token", help=f"this bot's token (${ENV_TOKEN}; safer than the command line, which others can see)")
+    add("--game", choices=list(games), help=f"the game to seek (${ENV_GAME}; default {games[0]})")
+    add(
+        "--size",
+        type=int,
+        metavar="N",
+        help=f"Torrent/Fravan board size (${ENV_SIZE}; default: the arbiter's)",
+    )
+    add(
+        "--games",
+        type=int,
+        metavar="N",
+        help=f"stop after N finished matches, 0 = never (${ENV_GAMES}; default 0)",
+    )
+    add("--base", type=float, metavar="S", help=f"seconds on each clock (${ENV_BASE})")
+    add("--increment", type=float, metavar="S", help=f"seconds added per decision (${ENV_INCREMENT})")
+    add("--per-decision", type=float, metavar="S", help=f"cap per decision in seconds (${ENV_PER_DECISION})")
+    add("--max-concurrent", type=int, default=1, metavar="N", help="matches played at once (default 1)")
+    add("--seed", type=int, help="seed of the bot's random choices (default: random)")
+    add("--tls", action="store_true", help="connect with TLS (system root certificates)")
+    add("--strict-seed", action="store_true", help="stop with exit code 5 when a Surge seed check fails")
+    add("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    return parser
+
+
+def _env_number(
+    parser: argparse.ArgumentParser, env: Mapping[str, str], name: str, kind: Callable[[str], Any]
+) -> Any:
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        parser.error(f"${name} must be a number, got {text!r}")
+
+
+def parse_options(
+    argv: Sequence[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    description: str | None = None,
+    games: Sequence[str] = GAMES,
+) -> BotOptions:
+    """Options from ``argv`` (default ``sys.argv[1:]``) and ``env`` (default ``os.environ``).
+
+    Exits with status 2 and a message on bad input, like any argparse program.
+    """
+    env = os.environ if env is None else env
+    parser = build_parser(description, games)
+    args = parser.parse_args(argv)
+    server = args.server or env.get(ENV_SERVER) or DEFAULT_SERVER
+    token = args.token or env.get(ENV_TOKEN, "")
+    if not token:
+        parser.error(f"no token: pass --token or set ${ENV_TOKEN}")
+    game = args.game or env.get(ENV_GAME) or games[0]
+    if game not in games:
+        parser.error(f"this bot plays {', '.join(games)}, not {game!r} (from ${ENV_GAME})")
+    size = args.size if args.size is not None else _env_number(parser, env, ENV_SIZE, int)
+    if game == "surge":
+        size = None  # Surge has no board size; a runner may set $ARBITER_SIZE for every game
+    elif size is not None:
+        sizes = get_rules(game).sizes
+        if size not in sizes:
+            parser.error(f"{game} is played on sizes {', '.join(map(str, sizes))}, not {size}")
+    count = args.games if args.games is not None else _env_number(parser, env, ENV_GAMES, int)
+    if count is not None and count < 0:
+        parser.error("--games must not be negative")
+    base = args.base if args.base is not None else _env_number(parser, env, ENV_BASE, float)
+    increment = (
+        args.increment if args.increment is not None else _env_number(parser, env, ENV_INCREMENT, float)
+    )
+    per_decision = (
+        args.per_decision
+        if args.per_decision is not None
+        else _env_number(parser, env, ENV_PER_DECISION, float)
+    )
+    time_control = None
+    if base is not None or increment is not None or per_decision is not None:
+        if increment and not base:
+            parser.error("an increment needs a base time (--base)")
+        try:
+            time_control = TimeControl(
+                base=base or None, increment=increment or 0.0, per_decision=per_decision or None
+            )
+        except ValueError as err:
+            parser.error(str(err))
+    if args.max_concurrent < 1:
+        parser.error("--max-concurrent must be at least 1")
+    return BotOptions(
+        server=server,
+        token=token,
+        game=game,
+        size=size,
+        games=count or None,
+        time_control=time_control,
+        max_concurrent=args.max_concurrent,
+        seed=args.seed,
+        log_level=args.log_level,
+        tls=args.tls,
+        strict_seed=args.strict_seed,
+    )
+
+
+def configure_logging(level: str = "info") -> None:
+    """structlog to standard error, filtered at ``level``."""
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def summary_line(summary: MatchSummary) -> str:
+    """One line per finished match, for standard output."""
+    me, them = summary.my_score, summary.opponent_score
+    score = f" {me}-{them}" if me is not None and them is not None else ""
+    seed = ""
+    if summary.seed_verified is not None:
+        seed = "  seed verified" if summary.seed_verified else "  SEED CHECK FAILED"
+    return (
+        f"{summary.match_id}: {summary.outcome}{score} vs {summary.opponent_name} "
+        f"({summary.game}, {summary.reason}){seed}"
+    )
+
+
+class _PrintingBot(Bot):
+    """Delegates to the author's bot and prints one line per finished match."""
+
+    def __init__(self, inner: Bot) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
+        return self.inner.choose(observation, legal, context)
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        self.inner.on_match_start(info)
+
+    def on_match_end(self, summary: MatchSummary) -> None:
+        print(summary_line(summary), flush=True)
+        self.inner.on_match_end(summary)
+
+    def on_move_rejected(self, rejection: Rejection) -> None:
+        self.inner.on_move_rejected(rejection)
+
+
+def run_cli(
+    make_bot: Callable[[BotOptions], Bot],
+    argv: Sequence[str] | None = None,
+    description: str | None = None,
+    games: Sequence[str] = GAMES,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Parse options, build the bot with ``make_bot(options)``, play; the process exit status."""
+    options = parse_options(argv, env, description, games)
+    configure_logging(options.log_level)
+    bot = _PrintingBot(make_bot(options))
+    try:
+        asyncio.run(
+            run_bot(
+                bot,
+                options.server,
+                options.token,
+                options.spec,
+                games=options.games,
+                time_control=options.time_control,
+                max_concurrent=options.max_concurrent,
+                credentials=grpc.ssl_channel_credentials() if options.tls else None,
+                strict_seed=options.strict_seed,
+            )
+        )
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except AuthenticationError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_AUTH
+    except ReplacedError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_REPLACED
+    except SeedMismatch as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_SEED
+    except ArbiterError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK

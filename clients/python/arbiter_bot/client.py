@@ -1,0 +1,754 @@
+"""The connection to the arbiter: one ``Play`` stream, seeks, turns, rejections, results, reconnects.
+
+    from arbiter_bot import run
+    summaries = run(MyBot(), "localhost:50051", token, spec=("torrent", {"size": 7}), games=10)
+
+``run_bot`` (async) and ``run`` (blocking) open the stream with ``authorization: Bearer <token>``,
+seek matches (up to ``max_concurrent`` at once, ``games`` in all), hand every ``Turn`` to
+``bot.choose`` in a worker thread and answer with that turn's id. A broken stream (UNAVAILABLE, a
+lost connection) is reopened with capped exponential backoff plus jitter; the arbiter then resumes
+the bot's running matches and re-sends a pending turn, which the SDK answers again with the move it
+already chose (the arbiter recognises a duplicate). A wrong token raises ``AuthenticationError`` and
+a second connection with the same token ``ReplacedError``: neither is retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import random
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import grpc.aio
+import structlog
+from arbiter.engines import GAMES, ActionError, get_rules
+from arbiter.engines.hexflank import Place
+from arbiter.engines.surge import SurgeObservation
+from arbiter.protocol import convert
+from arbiter.v1 import bot_service_pb2 as pb
+from arbiter.v1 import bot_service_pb2_grpc as pb_grpc
+from arbiter.v1 import common_pb2 as cpb
+
+from .bot import (
+    ABORTED,
+    DRAW,
+    ILLEGAL_FORFEIT,
+    ILLEGAL_REJECT,
+    LOSS,
+    TIMEOUT_DEFAULT_ACTION,
+    TIMEOUT_LOSS,
+    UNKNOWN,
+    WIN,
+    Bot,
+    MatchInfo,
+    MatchSummary,
+    Rejection,
+    TimeControl,
+    TurnContext,
+)
+from .errors import (
+    BAD_REQUEST,
+    CLOCK_EXPIRED,
+    REPLACED,
+    SHUTTING_DOWN,
+    ArbiterError,
+    AuthenticationError,
+    BadRequestError,
+    ReplacedError,
+    RichStatus,
+    reason_of,
+    rich_status,
+    status_code_name,
+)
+from .seedcheck import SeedMismatch, SeedRecorder
+
+log = structlog.get_logger("arbiter_bot")
+
+#: Codes after which the SDK reconnects (the stream broke; the arbiter keeps the matches going).
+RETRYABLE_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.CANCELLED,
+    }
+)
+
+Spec = tuple[str, Mapping[str, Any]] | str
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnect delays: ``initial * factor**attempt`` seconds, capped at ``maximum``, then multiplied
+    by a random factor in ``[1 - jitter, 1 + jitter]`` (and capped again)."""
+
+    initial: float = 0.5
+    factor: float = 2.0
+    maximum: float = 30.0
+    jitter: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.initial <= 0 or self.factor < 1 or self.maximum < self.initial or not 0 <= self.jitter < 1:
+            raise ValueError(f"bad backoff {self!r}")
+
+    def base_delay(self, attempt: int) -> float:
+        """The delay before reconnect ``attempt`` (0 for the first) without jitter."""
+        return min(self.maximum, self.initial * self.factor ** min(max(attempt, 0), 64))
+
+    def delay(self, attempt: int, rng: random.Random | None = None) -> float:
+        """The delay before reconnect ``attempt``, with jitter."""
+        base = self.base_delay(attempt)
+        if self.jitter:
+            base *= 1 + (rng or random.Random()).uniform(-self.jitter, self.jitter)
+        return min(self.maximum, base)
+
+
+def spec_of(spec: Spec) -> tuple[str, dict[str, Any]]:
+    """``"surge"`` or ``("torrent", {"size": 7})`` as (game, options), checked."""
+    game, options = (spec, {}) if isinstance(spec, str) else (spec[0], dict(spec[1]))
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    if game == "surge" and options:
+        raise ValueError(f"Surge Stones takes no options, got {sorted(options)}")
+    return game, options
+
+
+def time_control_to_pb(tc: TimeControl) -> cpb.TimeControl:
+    return cpb.TimeControl(
+        base=convert.duration_pb(tc.base or None),
+        increment=convert.duration_pb(tc.increment or None),
+        per_decision=convert.duration_pb(tc.per_decision or None),
+    )
+
+
+def time_control_from_pb(message: cpb.TimeControl) -> TimeControl:
+    return TimeControl(
+        base=convert.seconds_from_pb(message, "base") or None,
+        increment=convert.seconds_from_pb(message, "increment") or 0.0,
+        per_decision=convert.seconds_from_pb(message, "per_decision") or None,
+    )
+
+
+def clocks_from_pb(clocks: Sequence[cpb.Clock]) -> dict[int, float | None]:
+    """Seat -> seconds left (``None`` without a game clock)."""
+    out: dict[int, float | None] = {}
+    for clock in clocks:
+        seat = convert.SEAT_FROM_PB.get(clock.seat)
+        if seat is not None:
+            out[seat] = convert.seconds_from_pb(clock, "remaining")
+    return out
+
+
+_TIMEOUT_POLICIES = {1: TIMEOUT_LOSS, 2: TIMEOUT_DEFAULT_ACTION}
+_ILLEGAL_POLICIES = {1: ILLEGAL_FORFEIT, 2: ILLEGAL_REJECT}
+
+
+def match_info_from_pb(message: pb.MatchStarted) -> MatchInfo:
+    game, options = convert.spec_from_pb(message.spec)
+    return MatchInfo(
+        match_id=message.match_id,
+        game=game,
+        options=options,
+        seat=convert.SEAT_FROM_PB[message.seat],
+        colour=convert.colour_from_pb(message.colour),
+        opponent_name=message.opponent_name,
+        time_control=time_control_from_pb(message.time_control),
+        seed_commitment=message.seed_commitment,
+        resumed=message.resumed,
+        timeout_policy=_TIMEOUT_POLICIES.get(int(message.timeout_policy), TIMEOUT_LOSS),
+        illegal_action_policy=_ILLEGAL_POLICIES.get(int(message.illegal_action_policy), ILLEGAL_FORFEIT),
+        clocks=clocks_from_pb(message.clocks),
+    )
+
+
+def summary_from_pb(info: MatchInfo, message: pb.MatchEnded) -> MatchSummary:
+    """A MatchSummary (seed not yet checked) from ``MatchEnded``."""
+    result = message.result
+    seat = convert.SEAT_FROM_PB.get(message.seat, info.seat)
+    winner = convert.SEAT_FROM_PB.get(result.winner_seat)
+    reason = convert.END_REASON_FROM_PB.get(result.reason, "unknown")
+    if reason == "aborted":
+        outcome = ABORTED
+    elif winner is None:
+        outcome = DRAW
+    else:
+        outcome = WIN if winner == seat else LOSS
+    final = None
+    if message.HasField("final_observation"):
+        final = convert.observation_from_pb(info.game, message.final_observation)
+    colours = {1: result.seat_1_colour, 2: result.seat_2_colour}
+    return MatchSummary(
+        match_id=message.match_id,
+        game=info.game,
+        options=info.options,
+        seat=seat,
+        opponent_name=info.opponent_name,
+        outcome=outcome,
+        winner_seat=winner,
+        winner_colour=convert.colour_from_pb(result.winner_colour),
+        colour=convert.colour_from_pb(colours[seat]) or info.colour,
+        scores={1: result.seat_1_score, 2: result.seat_2_score},
+        reason=reason,
+        detail=result.detail,
+        faulty_seat=convert.SEAT_FROM_PB.get(result.faulty_seat),
+        final_observation=final,
+        actions=tuple(message.actions),
+        seed=message.seed,
+    )
+
+
+def verify_seed(summary: MatchSummary, recorder: SeedRecorder | None) -> MatchSummary:
+    """The summary with the Surge seed verdict filled in (unchanged for other games)."""
+    if summary.game != "surge" or recorder is None:
+        return summary
+    if isinstance(summary.final_observation, SurgeObservation):
+        recorder.record(summary.final_observation)
+    if not summary.seed:
+        return dataclasses.replace(
+            summary, seed_verified=None, seed_problems=("the arbiter revealed no seed",)
+        )
+    problems = recorder.check(summary.seed)
+    return dataclasses.replace(summary, seed_verified=not problems, seed_problems=tuple(problems))
+
+
+@dataclass
+class _Match:
+    info: MatchInfo
+    recorder: SeedRecorder | None
+    turn_id: int = -1
+    observation: Any = None
+    legal: list[Any] = field(default_factory=list)
+    context: TurnContext | None = None
+    answers: dict[int, pb.PlayRequest] = field(default_factory=dict)
+    actions: dict[int, Any] = field(default_factory=dict)
+    inflight: set[int] = field(default_factory=set)
+    rejections: dict[int, list[Rejection]] = field(default_factory=dict)
+
+
+class Session:
+    """One bot's session with the arbiter, across reconnects. Use :func:`run_bot` rather than this."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        address: str,
+        token: str,
+        spec: Spec = ("torrent", {}),
+        games: int | None = None,
+        time_control: TimeControl | None = None,
+        max_concurrent: int = 1,
+        *,
+        credentials: grpc.ChannelCredentials | None = None,
+        channel_options: Sequence[tuple[str, Any]] = (),
+        backoff: Backoff | None = None,
+        max_reconnects: int | None = None,
+        max_retries: int = 3,
+        fallback_on_error: bool = True,
+        strict_seed: bool = False,
+        rng: random.Random | None = None,
+    ) -> None:
+        if max_concurrent < 1:
+            raise ValueError("max_concurrent must be at least 1")
+        if games is not None and games < 0:
+            raise ValueError("games must not be negative")
+        if not token:
+            raise AuthenticationError("no token given: every bot needs its token from the arbiter")
+        self.bot = bot
+        self.address = address
+        self.token = token
+        self.game, self.options = spec_of(spec)
+        self.games = games
+        self.time_control = time_control
+        self.max_concurrent = max_concurrent
+        self.credentials = credentials
+        self.channel_options = list(channel_options)
+        self.backoff = backoff or Backoff()
+        self.max_reconnects = max_reconnects
+        self.max_retries = max_retries
+        self.fallback_on_error = fallback_on_error
+        self.strict_seed = strict_seed
+        self.rng = rng or random.Random()
+        self.bot_name = ""
+        self.summaries: list[MatchSummary] = []
+        self._matches: dict[str, _Match] = {}
+        self._expected: set[str] = set()  # resumed matches whose MatchStarted has not come yet
+        self._finished = 0
+        self._open_seeks = 0
+        self._attempt = 0
+        self._outbox: asyncio.Queue[pb.PlayRequest | None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._fatal: BaseException | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    def done(self) -> bool:
+        """Whether the requested number of matches has finished (never, when ``games`` is None)."""
+        return self.games is not None and self._finished >= self.games and not self._active()
+
+    async def run(self) -> list[MatchSummary]:
+        """Play until ``games`` matches have finished; the summaries of the matches, in order of ending."""
+        try:
+            while not self.done():
+                try:
+                    await self._connect_once()
+                except grpc.RpcError as err:
+                    status = rich_status(err)
+                    self._check_fatal(status)
+                    log.warning(
+                        "stream broke", code=status.code.name, reason=status.reason, message=status.message
+                    )
+                except OSError as err:
+                    log.warning("connection failed", error=str(err))
+                if self._fatal is not None:
+                    raise self._fatal
+                if self.done():
+                    break
+                if self.max_reconnects is not None and self._attempt >= self.max_reconnects:
+                    raise ArbiterError(f"gave up after {self._attempt} reconnect attempts to {self.address}")
+                delay = self.backoff.delay(self._attempt, self.rng)
+                self._attempt += 1
+                log.info(
+                    "reconnecting", address=self.address, attempt=self._attempt, in_seconds=round(delay, 2)
+                )
+                await asyncio.sleep(delay)
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+        return self.summaries
+
+    def _check_fatal(self, status: RichStatus) -> None:
+        code = status.code
+        text = f"{status.message} ({code.name}{', ' + status.reason if status.reason else ''})"
+        if code == grpc.StatusCode.UNAUTHENTICATED:
+            raise AuthenticationError(f"the arbiter refused the token: {text}", code, status.reason)
+        if code == grpc.StatusCode.ABORTED and status.reason in (REPLACED, None):
+            raise ReplacedError(
+                f"another connection with this token replaced this one: {text}", code, status.reason
+            )
+        if code == grpc.StatusCode.INVALID_ARGUMENT or status.reason == BAD_REQUEST:
+            raise BadRequestError(f"the arbiter refused a request: {text}", code, status.reason)
+        if code not in RETRYABLE_CODES and code != grpc.StatusCode.ABORTED:
+            raise ArbiterError(f"the arbiter ended the session: {text}", code, status.reason)
+
+    def _open_channel(self) -> grpc.aio.Channel:
+        if self.credentials is not None:
+            return grpc.aio.secure_channel(self.address, self.credentials, options=self.channel_options)
+        return grpc.aio.insecure_channel(self.address, options=self.channel_options)
+
+    async def _connect_once(self) -> None:
+        outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
+        stop = asyncio.Event()
+
+        async def requests() -> AsyncIterator[pb.PlayRequest]:
+            while True:
+                item = await outbox.get()
+                if item is None:
+                    return
+                yield item
+
+        channel = self._open_channel()
+        call: Any = None
+        try:
+            stub: Any = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+            call = stub.Play(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
+            self._outbox, self._stop = outbox, stop
+            receiving = asyncio.create_task(self._receive(call))
+            stopping = asyncio.create_task(stop.wait())
+            finished, _ = await asyncio.wait({receiving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if receiving in finished:
+                stopping.cancel()
+                receiving.result()  # re-raises the call's error
+                if not self.done() and self._fatal is None:
+                    log.warning("the arbiter closed the stream")
+            else:
+                receiving.cancel()
+                with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
+                    await receiving
+        finally:
+            self._outbox = self._stop = None
+            outbox.put_nowait(None)
+            if call is not None:
+                call.cancel()
+            await channel.close(None)
+
+    async def _receive(self, call: Any) -> None:
+        async for response in call:
+            await self._handle(response)
+            if self.done() or self._fatal is not None:
+                return
+
+    def drop_connection(self) -> None:
+        """Close the current stream at once; the session reconnects after the backoff delay and the
+        arbiter resumes its matches (what a network failure does; for tests and experiments)."""
+        self._stop_now()
+
+    def _stop_now(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+    def _send(self, request: pb.PlayRequest) -> bool:
+        if self._outbox is None:
+            return False
+        self._outbox.put_nowait(request)
+        return True
+
+    def _active(self) -> int:
+        return len(self._matches.keys() | self._expected)
+
+    def _top_up_seeks(self) -> None:
+        if self._outbox is None:
+            return
+        active = self._active()
+        want = self.max_concurrent - active - self._open_seeks
+        if self.games is not None:
+            want = min(want, self.games - self._finished - active - self._open_seeks)
+        for _ in range(max(0, want)):
+            seek = pb.Seek(spec=convert.spec_to_pb(self.game, self.options))
+            if self.time_control is not None:
+                seek.time_control.CopyFrom(time_control_to_pb(self.time_control))
+            self._send(pb.PlayRequest(seek=seek))
+            self._open_seeks += 1
+            log.info("seeking a match", game=self.game, options=self.options, open_seeks=self._open_seeks)
+
+    async def _hook(self, name: str, *args: Any) -> None:
+        """Call a bot hook in a worker thread; a failing hook is logged, never fatal."""
+        try:
+            await asyncio.to_thread(getattr(self.bot, name), *args)
+        except Exception:  # noqa: BLE001 - the bot's own bug must not end the session
+            log.exception("bot hook failed", hook=name)
+
+    # --- messages -----------------------------------------------------------------------------
+
+    async def _handle(self, response: pb.PlayResponse) -> None:
+        kind = response.WhichOneof("kind")
+        if kind == "welcome":
+            await self._on_welcome(response.welcome)
+        elif kind == "match_started":
+            await self._on_match_started(response.match_started)
+        elif kind == "turn":
+            self._on_turn(response.turn)
+        elif kind == "move_rejected":
+            await self._on_rejected(response.move_rejected)
+        elif kind == "move_acknowledged":
+            ack = response.move_acknowledged
+            log.debug("duplicate move acknowledged", match_id=ack.match_id, turn_id=ack.turn_id)
+        elif kind == "match_ended":
+            await self._on_match_ended(response.match_ended)
+        elif kind == "seek_rejected":
+            self._on_seek_rejected(response.seek_rejected)
+        else:
+            log.warning("unknown message from the arbiter (newer protocol?)", kind=kind)
+
+    async def _on_welcome(self, welcome: pb.Welcome) -> None:
+        self._attempt = 0
+        self.bot_name = welcome.bot_name
+        resumed = set(welcome.resumed_match_ids)
+        for match_id in list(self._matches):
+            if match_id not in resumed:  # it ended while we were away: its MatchEnded is lost
+                match = self._matches.pop(match_id)
+                log.warning("match ended while disconnected; result unknown", match_id=match_id)
+                info = match.info
+                summary = MatchSummary(
+                    match_id=match_id,
+                    game=info.game,
+                    options=info.options,
+                    seat=info.seat,
+                    opponent_name=info.opponent_name,
+                    outcome=UNKNOWN,
+                    colour=info.colour,
+                    detail="the match ended while the bot was disconnected",
+                )
+                self._finished += 1
+                self.summaries.append(summary)
+                await self._hook("on_match_end", summary)
+        self._expected = resumed - self._matches.keys()
+        self._open_seeks = 0  # seeks belong to the stream that sent them
+        log.info("connected", bot=welcome.bot_name, resumed=sorted(resumed), address=self.address)
+        self._top_up_seeks()
+        if self.done():
+            self._stop_now()
+
+    async def _on_match_started(self, message: pb.MatchStarted) -> None:
+        info = match_info_from_pb(message)
+        if not message.resumed:
+            self._open_seeks = max(0, self._open_seeks - 1)
+        self._expected.discard(info.match_id)
+        known = self._matches.get(info.match_id)
+        if known is not None:
+            known.info = info
+            log.info("match resumed", match_id=info.match_id)
+            return
+        recorder = None
+        if info.game == "surge":
+            recorder = SeedRecorder(
+                info.match_id, info.seed_commitment, info.colour or ("blue", "orange")[info.seat - 1]
+            )
+        self._matches[info.match_id] = _Match(info, recorder)
+        log.info(
+            "match started",
+            match_id=info.match_id,
+            game=info.game,
+            options=info.options,
+            seat=info.seat,
+            colour=info.colour,
+            opponent=info.opponent_name,
+            time_control=info.time_control.describe(),
+            resumed=info.resumed,
+        )
+        await self._hook("on_match_start", info)
+
+    def _on_turn(self, turn: pb.Turn) -> None:
+        match = self._matches.get(turn.match_id)
+        if match is None:
+            log.warning(
+                "turn for a match the bot does not know", match_id=turn.match_id, turn_id=turn.turn_id
+            )
+            return
+        tid = turn.turn_id
+        if tid in match.answers:  # the arbiter re-sent a turn we answered (after a reconnect)
+            log.info("re-sending the answer to a repeated turn", match_id=turn.match_id, turn_id=tid)
+            self._send(match.answers[tid])
+            return
+        if tid in match.inflight or tid < match.turn_id:
+            return
+        info = match.info
+        observation = convert.observation_from_pb(info.game, turn.observation)
+        legal = convert.legal_from_pb(turn.legal)
+        if match.recorder is not None and isinstance(observation, SurgeObservation):
+            match.recorder.record(observation)
+        context = TurnContext(
+            match_id=turn.match_id,
+            turn_id=tid,
+            game=info.game,
+            options=info.options,
+            seat=convert.SEAT_FROM_PB.get(turn.seat, info.seat),
+            colour=convert.colour_from_pb(turn.colour) or info.colour,
+            opponent_name=info.opponent_name,
+            clocks=clocks_from_pb(turn.clocks),
+            decision_limit=convert.seconds_from_pb(turn, "decision_limit"),
+            info=info,
+        )
+        match.turn_id, match.observation, match.legal, match.context = tid, observation, legal, context
+        match.answers.clear()
+        match.actions.clear()
+        match.rejections.clear()
+        self._start_decision(match, context)
+
+    def _start_decision(self, match: _Match, context: TurnContext) -> None:
+        match.inflight.add(context.turn_id)
+        task = asyncio.create_task(self._decide(match, context))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _decide(self, match: _Match, context: TurnContext) -> None:
+        tid = context.turn_id
+        game = match.info.game
+        try:
+            started = time.monotonic()
+            try:
+                chosen = await asyncio.to_thread(
+                    self.bot.choose, match.observation, list(match.legal), context
+                )
+                action = self._as_action(game, chosen)
+                message = convert.action_to_pb(action)
+            except Exception as err:  # noqa: BLE001 - a bot bug: fall back (or stop) as configured
+                if not self.fallback_on_error:
+                    self._fatal = err
+                    self._stop_now()
+                    return
+                log.exception("bot.choose failed; playing a random legal action", match_id=context.match_id)
+                if not match.legal:
+                    return
+                action = self.rng.choice(match.legal)
+                message = convert.action_to_pb(action)
+            if self._matches.get(context.match_id) is not match or match.turn_id != tid:
+                return  # the match ended or moved on while the bot thought
+            request = pb.PlayRequest(move=pb.Move(match_id=context.match_id, turn_id=tid, action=message))
+            match.answers[tid] = request
+            match.actions[tid] = action
+            sent = self._send(request)
+            log.debug(
+                "move",
+                match_id=context.match_id,
+                turn_id=tid,
+                action=_text(game, action),
+                think_seconds=round(time.monotonic() - started, 3),
+                sent=sent,
+            )
+        finally:
+            match.inflight.discard(tid)
+
+    @staticmethod
+    def _as_action(game: str, chosen: Any) -> Any:
+        if not isinstance(chosen, str):
+            return chosen
+        try:
+            return get_rules(game).parse_action(chosen)
+        except ActionError:
+            if game != "surge":
+                return Place(chosen)  # sent as it is: the arbiter judges (and names) the mistake
+            raise
+
+    async def _on_rejected(self, message: pb.MoveRejected) -> None:
+        reason = reason_of(message.status) or "UNSPECIFIED"
+        match = self._matches.get(message.match_id)
+        rejected = match.actions.get(message.turn_id) if match is not None else None
+        rejection = Rejection(
+            match_id=message.match_id,
+            turn_id=message.turn_id,
+            reason=reason,
+            code=message.status.code,
+            message=message.status.message,
+            may_retry=message.may_retry,
+            action=rejected,
+        )
+        log.warning(
+            "move rejected",
+            match_id=message.match_id,
+            turn_id=message.turn_id,
+            reason=reason,
+            code=status_code_name(message.status.code),
+            message=message.status.message,
+            may_retry=message.may_retry,
+        )
+        await self._hook("on_move_rejected", rejection)
+        if match is None or match.turn_id != message.turn_id:
+            return
+        tid = message.turn_id
+        match.answers.pop(tid, None)
+        if not message.may_retry or reason == CLOCK_EXPIRED or tid in match.inflight or match.context is None:
+            return
+        earlier = match.rejections.setdefault(tid, [])
+        earlier.append(rejection)
+        if len(earlier) <= self.max_retries:
+            self._start_decision(match, dataclasses.replace(match.context, rejections=tuple(earlier)))
+            return
+        # The bot keeps repeating itself: answer with a legal action it has not tried.
+        tried = {r.action for r in earlier}
+        choices = [a for a in match.legal if a not in tried] or match.legal
+        if not choices:
+            return
+        action = self.rng.choice(choices)
+        log.warning(
+            "too many rejections; playing a random legal action", match_id=match.info.match_id, turn_id=tid
+        )
+        request = pb.PlayRequest(
+            move=pb.Move(match_id=match.info.match_id, turn_id=tid, action=convert.action_to_pb(action))
+        )
+        match.answers[tid] = request
+        match.actions[tid] = action
+        self._send(request)
+
+    def _on_seek_rejected(self, message: pb.SeekRejected) -> None:
+        self._open_seeks = max(0, self._open_seeks - 1)
+        reason = reason_of(message.status)
+        log.error("seek rejected", reason=reason, message=message.status.message)
+        if reason == SHUTTING_DOWN:
+            return  # the arbiter is stopping: the stream ends next (UNAVAILABLE) and we reconnect
+        # The same seek would be refused again (unknown game, bad options or time control): stop.
+        self._fatal = BadRequestError(
+            f"the arbiter refused the seek: {message.status.message} ({reason})",
+            grpc.StatusCode.INVALID_ARGUMENT,
+            reason,
+        )
+        self._stop_now()
+
+    async def _on_match_ended(self, message: pb.MatchEnded) -> None:
+        match = self._matches.pop(message.match_id, None)
+        self._expected.discard(message.match_id)
+        if match is None:
+            log.warning("result of a match the bot does not know", match_id=message.match_id)
+            return
+        summary = verify_seed(summary_from_pb(match.info, message), match.recorder)
+        if summary.seed_verified is False:
+            mismatch = SeedMismatch(summary.match_id, summary.seed_problems)
+            log.error(
+                "SURGE SEED CHECK FAILED: the arbiter's draws do not match its commitment",
+                error=str(mismatch),
+            )
+            if self.strict_seed:
+                self._fatal = mismatch
+        elif summary.seed_verified:
+            log.info("surge seed verified", match_id=summary.match_id)
+        self._finished += 1
+        self.summaries.append(summary)
+        log.info(
+            "match ended",
+            match_id=summary.match_id,
+            outcome=summary.outcome,
+            reason=summary.reason,
+            scores=dict(summary.scores),
+            detail=summary.detail or None,
+        )
+        await self._hook("on_match_end", summary)
+        if self._fatal is not None or self.done():
+            self._stop_now()
+            return
+        self._top_up_seeks()
+
+
+def _text(game: str, action: Any) -> str:
+    try:
+        return str(get_rules(game).format_action(action))
+    except Exception:  # noqa: BLE001 - only for the log
+        return repr(action)
+
+
+async def run_bot(
+    bot: Bot,
+    address: str,
+    token: str,
+    spec: Spec = ("torrent", {}),
+    games: int | None = None,
+    time_control: TimeControl | None = None,
+    max_concurrent: int = 1,
+    **kwargs: Any,
+) -> list[MatchSummary]:
+    """Play ``games`` matches (``None``: until stopped) of ``spec`` as ``bot``; the match summaries.
+
+    ``spec`` is a game name or ``(game, options)``, e.g. ``("fravan", {"size": 5})``.
+    ``time_control=None`` asks for the arbiter's default. Keyword options (see :class:`Session`):
+    ``credentials`` (TLS), ``channel_options``, ``backoff``, ``max_reconnects`` (``None``: forever),
+    ``max_retries`` (re-asks of ``choose`` after refusals of one turn before a random legal action is
+    sent), ``fallback_on_error`` (a random legal action when ``choose`` raises; otherwise the error
+    propagates), ``strict_seed`` (raise :class:`SeedMismatch` instead of only logging it), ``rng``.
+
+    Raises :class:`AuthenticationError`, :class:`ReplacedError`, :class:`BadRequestError` or
+    :class:`ArbiterError` when the arbiter ends the session for good.
+    """
+    session = Session(bot, address, token, spec, games, time_control, max_concurrent, **kwargs)
+    return await session.run()
+
+
+def run(
+    bot: Bot,
+    address: str,
+    token: str,
+    spec: Spec = ("torrent", {}),
+    games: int | None = None,
+    time_control: TimeControl | None = None,
+    max_concurrent: int = 1,
+    **kwargs: Any,
+) -> list[MatchSummary]:
+    """The blocking form of :func:`run_bot`."""
+    return asyncio.run(run_bot(bot, address, token, spec, games, time_control, max_concurrent, **kwargs))
+
+
+__all__ = [
+    "Backoff",
+    "Session",
+    "run",
+    "run_bot",
+    "spec_of",
+    "summary_from_pb",
+    "match_info_from_pb",
+    "verify_seed",
+]

@@ -1,0 +1,4 @@
+"""Example bots, each runnable as ``python -m arbiter_bot.examples.<name>`` (see ``--help``).
+
+Each module has a ``make_bot(seed)`` factory (used by ``python -m arbiter_bot.local``) and a ``main``.
+"""
