@@ -115,6 +115,7 @@ def test_result_of_a_match_that_ended_while_away_arrives_after_the_next_welcome(
 
     welcome, ended_for_alice, ended_for_bob, match_id = asyncio.run(scenario())
     assert list(welcome.resumed_match_ids) == []
+    assert list(welcome.ended_match_ids) == [match_id]
     assert ended_for_alice.match_id == match_id
     assert ended_for_alice.result == ended_for_bob.result
     assert ended_for_alice.result.reason == cpb.END_REASON_TIMEOUT

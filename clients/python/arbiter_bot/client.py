@@ -451,8 +451,9 @@ class Session:
         self._attempt = 0
         self.bot_name = welcome.bot_name
         resumed = set(welcome.resumed_match_ids)
+        ended = set(welcome.ended_match_ids)  # their MatchEnded follow the Welcome
         for match_id in list(self._matches):
-            if match_id not in resumed:  # it ended while we were away: its MatchEnded is lost
+            if match_id not in resumed and match_id not in ended:  # ended while away, result not kept
                 match = self._matches.pop(match_id)
                 log.warning("match ended while disconnected; result unknown", match_id=match_id)
                 info = match.info

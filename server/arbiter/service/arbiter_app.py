@@ -117,14 +117,16 @@ class Arbiter:
         session = BotSession(bot_name)
         self.sessions[bot_name] = session
         running = sorted(self.by_bot.get(bot_name, ()))
+        results = list(self.undelivered.pop(bot_name, ()))
         welcome = pb.Welcome(
             bot_name=bot_name,
             resumed_match_ids=running,
             server_version=__version__,
             default_time_control=convert.time_control_to_pb(self.config.default_control),
+            ended_match_ids=[message.match_ended.match_id for message in results],
         )
         session.send(pb.PlayResponse(welcome=welcome))
-        for message in self.undelivered.pop(bot_name, ()):
+        for message in results:
             session.send(message)
         for match_id in running:
             match = self.matches[match_id]

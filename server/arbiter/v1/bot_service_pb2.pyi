@@ -111,16 +111,18 @@ class SeekRejected(_message.Message):
     def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control")
+    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control", "ended_match_ids")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     RESUMED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    ENDED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     resumed_match_ids: _containers.RepeatedScalarFieldContainer[str]
     server_version: str
     default_time_control: _common_pb2.TimeControl
-    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ...) -> None: ...
+    ended_match_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., ended_match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
     __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id")
