@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import statistics
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,51 @@ from arbiter.v1 import bot_service_pb2 as pb  # noqa: E402
 from arbiter.v1 import bot_service_pb2_grpc as pb_grpc  # noqa: E402
 from arbiter.v1 import flank_pb2 as fpb  # noqa: E402
 from arbiter.v1 import surge_pb2 as spb  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def wait_ready(address: str, timeout: float = 30.0) -> None:
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                await asyncio.wait_for(channel.channel_ready(), 1.0)
+                return
+        except (TimeoutError, grpc.aio.AioRpcError):
+            if time.monotonic() > deadline:
+                raise
+
+
+@contextlib.contextmanager
+def serve_process(*serve_args: str) -> Iterator[str]:
+    """Run ``arbiter serve ARGS`` in its own process on a free port; yields its address."""
+    import asyncio
+    import os
+    import subprocess
+
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--log-level", "warning"]
+    server = subprocess.Popen([*command, *serve_args], env=env)
+    try:
+        address = f"127.0.0.1:{port}"
+        asyncio.run(wait_ready(address))
+        yield address
+    finally:
+        server.terminate()
+        server.wait(30)
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import grpc
-from _common import convert, instant_bot, median, percentile
-from concurrency import ROOT, free_port, wait_ready
+from _common import convert, instant_bot, median, percentile, serve_process
 
 
 async def play(address: str, games: int, think: float) -> list[tuple[str, int, float]]:
@@ -44,36 +40,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         records = Path(tmp) / "records"
-        port = free_port()
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arbiter.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--bot",
-                "a=ta",
-                "--bot",
-                "b=tb",
-                "--records",
-                str(records),
-                "--base",
-                "600",
-                "--log-level",
-                "warning",
-            ],
-            env=env,
-        )
-        try:
-            address = f"127.0.0.1:{port}"
-            asyncio.run(wait_ready(address))
+        serve_args = ["--bot", "a=ta", "--bot", "b=tb", "--records", str(records), "--base", "600"]
+        with serve_process(*serve_args) as address:
             thinks = asyncio.run(play(address, args.games, args.think))
-        finally:
-            server.terminate()
-            server.wait(30)
         charged = {}
         for path in records.glob("*.json"):
             record = json.loads(path.read_text())

@@ -14,36 +14,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import grpc
-from _common import convert, instant_bot, median, percentile
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-async def wait_ready(address: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                await asyncio.wait_for(channel.channel_ready(), 1.0)
-                return
-        except (TimeoutError, grpc.aio.AioRpcError):
-            if time.monotonic() > deadline:
-                raise
+from _common import convert, instant_bot, median, percentile, serve_process
 
 
 async def run_bots(address: str, matches: int, games: int, spec: object) -> tuple[int, float, int]:
@@ -71,38 +47,20 @@ def main() -> None:
         tokens = Path(tmp) / "tokens"
         tokens.write_text("".join(f"bot{i}=t{i}\n" for i in range(2 * args.matches)))
         records = Path(tmp) / "records"
-        port = free_port()
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arbiter.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--tokens-file",
-                str(tokens),
-                "--records",
-                str(records),
-                "--base",
-                "0",
-                "--per-decision",
-                "10",
-                "--log-level",
-                "warning",
-            ],
-            env=env,
-        )
-        try:
-            address = f"127.0.0.1:{port}"
-            asyncio.run(wait_ready(address))
+        serve_args = [
+            "--tokens-file",
+            str(tokens),
+            "--records",
+            str(records),
+            "--base",
+            "0",
+            "--per-decision",
+            "10",
+        ]
+        with serve_process(*serve_args) as address:
             options = {} if args.game == "surge" else {"size": args.size}
             spec = convert.spec_to_pb(args.game, options)
             moves, wall, rejected = asyncio.run(run_bots(address, args.matches, args.games, spec))
-        finally:
-            server.terminate()
-            server.wait(30)
         charged = []
         reasons: dict[str, int] = {}
         for path in records.glob("*.json"):

@@ -32,6 +32,16 @@ def _differ(what: str, expected: Any, actual: Any) -> str:
     return f"{what}: expected {json.dumps(expected)} got {json.dumps(actual)}"
 
 
+def _check_expect(expect: dict[str, Any], actual: dict[str, Any]) -> str | None:
+    """The first ``expect`` field that differs from ``actual``, described; None if all agree."""
+    for key, want in expect.items():
+        if key not in actual:
+            return f"expect.{key}: unknown field"
+        if actual[key] != want:
+            return _differ(f"expect.{key}", want, actual[key])
+    return None
+
+
 def run_flank_case(case: dict[str, Any]) -> str | None:
     rules: FlankRules = get_rules(case["game"])
     state = rules.new_game(case.get("options") or {})
@@ -56,11 +66,9 @@ def run_flank_case(case: dict[str, Any]) -> str | None:
         "swapped": state.swapped,
         "winner": outcome.winner_colour if outcome else None,
     }
-    for key, want in expect.items():
-        if key not in actual:
-            return f"expect.{key}: unknown field"
-        if actual[key] != want:
-            return _differ(f"expect.{key}", want, actual[key])
+    failure = _check_expect(expect, actual)
+    if failure is not None:
+        return failure
     if "winner" not in expect and outcome is not None and "over" in expect:
         return _differ("expect.winner", None, actual["winner"])
     return None
@@ -109,12 +117,7 @@ def run_surge_case(case: dict[str, Any]) -> str | None:
         "scores": surge.colour_scores(state),
         "winner": (outcome.winner_colour or "draw") if outcome else None,
     }
-    for key, want in expect.items():
-        if key not in actual:
-            return f"expect.{key}: unknown field"
-        if actual[key] != want:
-            return _differ(f"expect.{key}", want, actual[key])
-    return None
+    return _check_expect(expect, actual)
 
 
 def run_surge_step_case(case: dict[str, Any]) -> str | None:
@@ -123,12 +126,7 @@ def run_surge_step_case(case: dict[str, Any]) -> str | None:
     board, scored = surge.surge_step(surge.parse_board(case["board"]))
     expect = case["expect"]
     actual = {"board": surge.format_board(board), "scored": dict(scored)}
-    for key, want in expect.items():
-        if key not in actual:
-            return f"expect.{key}: unknown field"
-        if actual[key] != want:
-            return _differ(f"expect.{key}", want, actual[key])
-    return None
+    return _check_expect(expect, actual)
 
 
 def run_surge_shuffle_case(case: dict[str, Any]) -> str | None:
@@ -143,12 +141,7 @@ def run_surge_shuffle_case(case: dict[str, Any]) -> str | None:
         "blue": surge.draw_order(seed, "blue"),
         "orange": surge.draw_order(seed, "orange"),
     }
-    for key, want in case["expect"].items():
-        if key not in actual:
-            return f"expect.{key}: unknown field"
-        if actual[key] != want:
-            return _differ(f"expect.{key}", want, actual[key])
-    return None
+    return _check_expect(case["expect"], actual)
 
 
 RUNNERS: dict[str, CaseRunner] = {

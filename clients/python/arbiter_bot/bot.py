@@ -12,38 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arbiter.match.timecontrol import TimeControl as TimeControl
+
 #: Timeout policies as words (``TimeoutPolicy`` on the wire).
 TIMEOUT_LOSS = "loss"
 TIMEOUT_DEFAULT_ACTION = "default_action"
 #: Illegal-action policies as words (``IllegalActionPolicy`` on the wire).
 ILLEGAL_FORFEIT = "forfeit"
 ILLEGAL_REJECT = "reject"
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """A time control in seconds: a Fischer clock (``base`` + ``increment``) and/or a cap per decision.
-
-    ``base=None`` means no game clock, ``per_decision=None`` no cap; both ``None``: untimed.
-    """
-
-    base: float | None = None
-    increment: float = 0.0
-    per_decision: float | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("base", "increment", "per_decision"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise ValueError(f"time control {name} must not be negative, got {value}")
-
-    def describe(self) -> str:
-        parts = []
-        if self.base:
-            parts.append(f"{self.base:g}s" + (f"+{self.increment:g}s" if self.increment else ""))
-        if self.per_decision:
-            parts.append(f"max {self.per_decision:g}s per decision")
-        return ", ".join(parts) or "untimed"
 
 
 @dataclass(frozen=True)

@@ -120,20 +120,8 @@ def spec_of(spec: Spec) -> tuple[str, dict[str, Any]]:
     return game, options
 
 
-def time_control_to_pb(tc: TimeControl) -> cpb.TimeControl:
-    return cpb.TimeControl(
-        base=convert.duration_pb(tc.base or None),
-        increment=convert.duration_pb(tc.increment or None),
-        per_decision=convert.duration_pb(tc.per_decision or None),
-    )
-
-
-def time_control_from_pb(message: cpb.TimeControl) -> TimeControl:
-    return TimeControl(
-        base=convert.seconds_from_pb(message, "base") or None,
-        increment=convert.seconds_from_pb(message, "increment") or 0.0,
-        per_decision=convert.seconds_from_pb(message, "per_decision") or None,
-    )
+time_control_to_pb = convert.time_control_to_pb
+time_control_from_pb = convert.time_control_from_pb
 
 
 def clocks_from_pb(clocks: Sequence[cpb.Clock]) -> dict[int, float | None]:

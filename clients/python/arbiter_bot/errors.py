@@ -5,22 +5,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from arbiter.protocol.reasons import (
+    BAD_REQUEST,
+    BAD_TOKEN,
+    CLOCK_EXPIRED,
+    DOMAIN,
+    ILLEGAL_ACTION,
+    MALFORMED_ACTION,
+    NOT_YOUR_TURN,
+    REPLACED,
+    SHUTTING_DOWN,
+    STALE_TURN,
+    UNKNOWN_MATCH,
+    error_info,
+    reason_of,
+)
+from google.rpc import status_pb2  # type: ignore[import-untyped]
 
-#: ErrorInfo.domain of every arbiter error.
-DOMAIN = "arbiter.v1"
-
-# ErrorInfo reasons (``ErrorReason`` names without the ``ERROR_REASON_`` prefix).
-MALFORMED_ACTION = "MALFORMED_ACTION"
-ILLEGAL_ACTION = "ILLEGAL_ACTION"
-NOT_YOUR_TURN = "NOT_YOUR_TURN"
-STALE_TURN = "STALE_TURN"
-UNKNOWN_MATCH = "UNKNOWN_MATCH"
-CLOCK_EXPIRED = "CLOCK_EXPIRED"
-BAD_TOKEN = "BAD_TOKEN"
-REPLACED = "REPLACED"
-BAD_REQUEST = "BAD_REQUEST"
-SHUTTING_DOWN = "SHUTTING_DOWN"
+__all__ = [
+    "BAD_REQUEST",
+    "BAD_TOKEN",
+    "CLOCK_EXPIRED",
+    "DOMAIN",
+    "ILLEGAL_ACTION",
+    "MALFORMED_ACTION",
+    "NOT_YOUR_TURN",
+    "REPLACED",
+    "SHUTTING_DOWN",
+    "STALE_TURN",
+    "UNKNOWN_MATCH",
+    "ArbiterError",
+    "AuthenticationError",
+    "BadRequestError",
+    "ReplacedError",
+    "RichStatus",
+    "reason_of",
+    "rich_status",
+    "status_code_name",
+]
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
 
@@ -56,25 +78,6 @@ class RichStatus:
     domain: str | None
 
 
-def reason_of(status: status_pb2.Status) -> str | None:
-    """The ErrorInfo reason inside a google.rpc.Status (``None`` when it has none)."""
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            return str(info.reason)
-    return None
-
-
-def _domain_of(status: status_pb2.Status) -> str | None:
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            return str(info.domain)
-    return None
-
-
 def rich_status(error: grpc.RpcError) -> RichStatus:
     """Code, message and ErrorInfo reason of a failed call (the trailer ``rpc_status.from_call`` reads)."""
     code_fn = getattr(error, "code", None)
@@ -89,7 +92,10 @@ def rich_status(error: grpc.RpcError) -> RichStatus:
                 status = status_pb2.Status.FromString(value)
             except Exception:  # noqa: BLE001 - a garbled trailer must not hide the call's own code
                 break
-            return RichStatus(code, status.message or message, reason_of(status), _domain_of(status))
+            info = error_info(status)
+            reason = None if info is None else str(info.reason)
+            domain = None if info is None else str(info.domain)
+            return RichStatus(code, status.message or message, reason, domain)
     return RichStatus(code, message, None, None)
 
 

@@ -14,6 +14,7 @@ from google.protobuf.duration_pb2 import Duration
 from ..engines import IllegalAction, MalformedAction, OptionsError, Outcome
 from ..engines.hexflank import PASS, SWAP, FlankObservation, Pass, Place, Swap
 from ..engines.surge import SKIP, PlaceStone, Skip, SurgeObservation
+from ..match.timecontrol import TimeControl
 from ..v1 import bot_service_pb2 as pb
 from ..v1 import common_pb2 as cpb
 from ..v1 import flank_pb2 as fpb
@@ -78,8 +79,17 @@ def seconds_from_pb(message: Any, field: str) -> float | None:
     return float(value.seconds) + value.nanos / 1e9
 
 
-def time_control_to_pb(control: Any) -> cpb.TimeControl:
-    """A ``match.timecontrol.TimeControl`` as its message."""
+def time_control_from_pb(message: cpb.TimeControl) -> TimeControl:
+    """A TimeControl message as data; zero or unset durations mean "none"."""
+    return TimeControl(
+        base=seconds_from_pb(message, "base") or None,
+        increment=seconds_from_pb(message, "increment") or 0.0,
+        per_decision=seconds_from_pb(message, "per_decision") or None,
+    )
+
+
+def time_control_to_pb(control: TimeControl) -> cpb.TimeControl:
+    """A time control as its message."""
     return cpb.TimeControl(
         base=duration_pb(control.base),
         increment=duration_pb(control.increment) if control.increment else None,

@@ -10,7 +10,6 @@ import grpc
 from grpc_status import rpc_status
 
 from ..engines import ActionError, OptionsError
-from ..match.timecontrol import TimeControl
 from ..protocol import convert
 from ..v1 import bot_service_pb2 as pb
 from ..v1 import bot_service_pb2_grpc as pb_grpc
@@ -29,16 +28,6 @@ async def abort_with(context: grpc.aio.ServicerContext[Any, Any], reason: str, m
     rich = rpc_status.to_status(errors.status_for(reason, message))
     await context.abort(rich.code, rich.details, trailing_metadata=rich.trailing_metadata)
     raise AssertionError("abort returned")  # pragma: no cover
-
-
-def control_from_pb(message: Any) -> TimeControl:
-    base = convert.seconds_from_pb(message, "base")
-    per_decision = convert.seconds_from_pb(message, "per_decision")
-    return TimeControl(
-        base=base or None,
-        increment=convert.seconds_from_pb(message, "increment") or 0.0,
-        per_decision=per_decision or None,
-    )
 
 
 class BotServicer(pb_grpc.BotServiceServicer):
@@ -95,7 +84,9 @@ class BotServicer(pb_grpc.BotServiceServicer):
     def _seek(self, session: BotSession, seek: pb.Seek) -> None:
         try:
             game, options = convert.spec_from_pb(seek.spec)
-            control = control_from_pb(seek.time_control) if seek.HasField("time_control") else None
+            control = None
+            if seek.HasField("time_control"):
+                control = convert.time_control_from_pb(seek.time_control)
             self.arbiter.seek(session, game, options, control, seek.seek_id)
         except (OptionsError, ValueError) as exc:
             status = errors.status_for(errors.BAD_REQUEST, str(exc))

@@ -6,18 +6,38 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-DOMAIN = "arbiter.v1"
+from ..protocol.reasons import (
+    BAD_REQUEST,
+    BAD_TOKEN,
+    CLOCK_EXPIRED,
+    DOMAIN,
+    ILLEGAL_ACTION,
+    MALFORMED_ACTION,
+    NOT_YOUR_TURN,
+    REPLACED,
+    SHUTTING_DOWN,
+    STALE_TURN,
+    UNKNOWN_MATCH,
+    reason_of,
+)
 
-MALFORMED_ACTION = "MALFORMED_ACTION"
-ILLEGAL_ACTION = "ILLEGAL_ACTION"
-NOT_YOUR_TURN = "NOT_YOUR_TURN"
-STALE_TURN = "STALE_TURN"
-UNKNOWN_MATCH = "UNKNOWN_MATCH"
-CLOCK_EXPIRED = "CLOCK_EXPIRED"
-BAD_TOKEN = "BAD_TOKEN"
-REPLACED = "REPLACED"
-BAD_REQUEST = "BAD_REQUEST"
-SHUTTING_DOWN = "SHUTTING_DOWN"
+__all__ = [
+    "BAD_REQUEST",
+    "BAD_TOKEN",
+    "CLOCK_EXPIRED",
+    "CODES",
+    "DOMAIN",
+    "ILLEGAL_ACTION",
+    "MALFORMED_ACTION",
+    "NOT_YOUR_TURN",
+    "REPLACED",
+    "SHUTTING_DOWN",
+    "STALE_TURN",
+    "UNKNOWN_MATCH",
+    "Rejection",
+    "reason_of",
+    "status_for",
+]
 
 CODES: dict[str, grpc.StatusCode] = {
     MALFORMED_ACTION: grpc.StatusCode.INVALID_ARGUMENT,
@@ -41,16 +61,6 @@ def status_for(reason: str, message: str, **metadata: str) -> status_pb2.Status:
     code = CODES[reason].value[0]
     assert code != code_pb2.OK
     return status_pb2.Status(code=code, message=message, details=[detail])
-
-
-def reason_of(status: status_pb2.Status) -> str | None:
-    """The ErrorInfo reason inside a status, if any."""
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            return str(info.reason)
-    return None
 
 
 class Rejection(Exception):

@@ -1,0 +1,38 @@
+"""Machine-readable error reasons (google.rpc.ErrorInfo, AIP-193), shared by the arbiter and the SDK.
+
+The names are ``ErrorReason`` values of ``arbiter/v1/common.proto`` without their prefix.
+"""
+
+from __future__ import annotations
+
+from google.rpc import error_details_pb2, status_pb2
+
+#: ErrorInfo.domain of every arbiter error.
+DOMAIN = "arbiter.v1"
+
+MALFORMED_ACTION = "MALFORMED_ACTION"
+ILLEGAL_ACTION = "ILLEGAL_ACTION"
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+STALE_TURN = "STALE_TURN"
+UNKNOWN_MATCH = "UNKNOWN_MATCH"
+CLOCK_EXPIRED = "CLOCK_EXPIRED"
+BAD_TOKEN = "BAD_TOKEN"
+REPLACED = "REPLACED"
+BAD_REQUEST = "BAD_REQUEST"
+SHUTTING_DOWN = "SHUTTING_DOWN"
+
+
+def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:
+    """The ErrorInfo detail of a google.rpc.Status, if it has one."""
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return None
+
+
+def reason_of(status: status_pb2.Status) -> str | None:
+    """The ErrorInfo reason inside a status (``None`` when it has none)."""
+    info = error_info(status)
+    return None if info is None else str(info.reason)
