@@ -233,9 +233,6 @@ class Match:
             self._reject(seat, pending.turn_id, reason, str(exc), may_retry=True)
             return
         self._reject(seat, pending.turn_id, reason, str(exc), may_retry=False)
-        if pending.timer is not None:
-            pending.timer.cancel()
-        self.pending = None
         kind = "malformed" if reason == errors.MALFORMED_ACTION else "illegal"
         self._finish(
             MatchEnd(
@@ -248,7 +245,7 @@ class Match:
         )
 
     def _on_timer(self, pending: PendingTurn) -> None:
-        if self.pending is pending:
+        if self.pending is pending and self.end is None:
             self._time_out(pending, self.now() - pending.issued)
 
     def _time_out(self, pending: PendingTurn, elapsed: float) -> None:
@@ -263,9 +260,6 @@ class Match:
                 action = self.rng.choice(legal)
             self._accept(pending, action, self.rules.apply(self.state, action), elapsed, auto="default")
             return
-        if pending.timer is not None:
-            pending.timer.cancel()
-        self.pending = None
         self.clocks.charge_timeout(seat, elapsed)
         self._finish(MatchEnd("timeout", 3 - seat, self._scores(), detail, faulty_seat=seat))
 
@@ -287,6 +281,13 @@ class Match:
         return {seat: self.rules.observe(self.state, seat).colour for seat in (1, 2)}
 
     def _finish(self, end: MatchEnd) -> None:
+        if self.end is not None:
+            return
+        pending = self.pending
+        if pending is not None:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            self.pending = None
         self.end = end
         self.ended_wall = time.time()
         colours = self.seat_colours()
@@ -311,18 +312,24 @@ class Match:
         self.host.send(self.bots[seat], message)
 
     def _clocks_pb(self) -> list[cpb.Clock]:
-        return [
-            cpb.Clock(seat=convert.seat_pb(seat), remaining=convert.duration_pb(left))
-            for seat, left in self.clocks.remaining.items()
-        ]
+        """Both clocks now; the clock of a seat with a pending turn shows the time already spent."""
+        pending = self.pending
+        clocks = []
+        for seat, left in self.clocks.remaining.items():
+            if left is not None and pending is not None and pending.seat == seat and pending.issued:
+                left = max(0.0, left - (self.now() - pending.issued))
+            clocks.append(cpb.Clock(seat=convert.seat_pb(seat), remaining=convert.duration_pb(left)))
+        return clocks
 
     def _started_message(self, seat: int, resumed: bool) -> pb.PlayResponse:
+        observation = self.rules.observe(self.state, seat)
         return pb.PlayResponse(
             match_started=pb.MatchStarted(
                 match_id=self.id,
                 spec=self.spec_pb,
                 seat=convert.seat_pb(seat),
-                colour=convert.colour_pb(self.rules.observe(self.state, seat).colour),
+                colour=convert.colour_pb(observation.colour),
+                observation=convert.observation_to_pb(observation),
                 opponent_name=self.bots[3 - seat],
                 time_control=self.control_pb,
                 seed_commitment=self.commitment,

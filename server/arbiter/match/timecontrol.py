@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The longest duration a time control may name (30 days).
+MAX_SECONDS = 30 * 24 * 3600
+
 
 @dataclass(frozen=True)
 class TimeControl:
@@ -22,6 +25,8 @@ class TimeControl:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ValueError(f"time control {name} must not be negative, got {value}")
+            if value is not None and value > MAX_SECONDS:
+                raise ValueError(f"time control {name} must be at most {MAX_SECONDS} s, got {value}")
         if self.base is None and self.increment:
             raise ValueError("an increment needs a base time (a game clock)")
 

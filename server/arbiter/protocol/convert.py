@@ -11,7 +11,7 @@ from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 
-from ..engines import IllegalAction, MalformedAction, OptionsError, Outcome
+from ..engines import MalformedAction, OptionsError, Outcome
 from ..engines.hexflank import PASS, SWAP, FlankObservation, Pass, Place, Swap
 from ..engines.surge import SKIP, PlaceStone, Skip, SurgeObservation
 from ..match.timecontrol import TimeControl
@@ -170,8 +170,8 @@ def action_from_pb(game: str, message: pb.Action) -> Any:
         place = message.surge.place
         from ..engines.surge import SURGE
 
-        if place.value < 0:
-            raise IllegalAction(f"stone value {place.value} is not a value (1 to 10)")
+        if place.value < 0:  # no text form: "-1@c2" cannot be read
+            raise MalformedAction(f"stone value {place.value} is not a number of a stone (1 to 10)")
         return SURGE.parse_action(f"{place.value}@{place.square}")
     if kind == "skip":
         return SKIP

@@ -20,6 +20,7 @@ BAD_TOKEN = "BAD_TOKEN"
 REPLACED = "REPLACED"
 BAD_REQUEST = "BAD_REQUEST"
 SHUTTING_DOWN = "SHUTTING_DOWN"
+RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
 
 
 def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:

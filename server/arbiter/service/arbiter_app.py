@@ -49,18 +49,31 @@ class Closing:
         self.message = message
 
 
+#: Messages waiting for a bot that does not read them before its session is closed.
+OUTBOX_LIMIT = 1000
+#: Open seeks one bot may have at once.
+SEEK_LIMIT = 16
+
+
 class BotSession:
     """One open Play stream of a bot."""
 
     def __init__(self, bot_name: str) -> None:
         self.bot_name = bot_name
         self.id = uuid.uuid4().hex[:12]
-        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue(OUTBOX_LIMIT + 1)
         self.closed = False
 
     def send(self, message: pb.PlayResponse) -> None:
-        if not self.closed:
-            self.outbox.put_nowait(message)
+        if self.closed:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            # The bot sends faster than it reads its replies: drop them and close the session.
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
+            self.close(errors.RESOURCE_EXHAUSTED, f"more than {OUTBOX_LIMIT} replies were waiting unread")
+            return
+        self.outbox.put_nowait(message)
 
     def close(self, reason: str, message: str) -> None:
         if not self.closed:
@@ -165,6 +178,16 @@ class Arbiter:
             get_rules(game).new_game(options)  # validates the options
         except OptionsError as exc:
             raise errors.Rejection(errors.BAD_REQUEST, str(exc)) from exc
+        if control is not None and not control.timed:
+            raise errors.Rejection(
+                errors.BAD_REQUEST,
+                "a time control needs a base time or a per-decision cap (untimed matches could stall)",
+            )
+        open_seeks = sum(
+            1 for queue in self.waiting.values() for entry in queue if entry[0] == session.bot_name
+        )
+        if open_seeks >= SEEK_LIMIT:
+            raise errors.Rejection(errors.RESOURCE_EXHAUSTED, f"at most {SEEK_LIMIT} open seeks per bot")
         key = SeekKey(game, tuple(sorted(options.items())), control or self.config.default_control)
         queue = self.waiting.setdefault(key, deque())
         me = (session.bot_name, seek_id)
@@ -174,6 +197,8 @@ class Arbiter:
             queue.append(me)
             return
         queue.remove(opponent)
+        if not queue:
+            del self.waiting[key]
         self._pair(key, opponent, me)
 
     def _pair(self, key: SeekKey, waiting: tuple[str, str], arriving: tuple[str, str]) -> None:
@@ -194,9 +219,11 @@ class Arbiter:
         self.start_match(setup)
 
     def _drop_seeks(self, bot_name: str) -> None:
-        for queue in self.waiting.values():
+        for key, queue in list(self.waiting.items()):
             for entry in [e for e in queue if e[0] == bot_name]:
                 queue.remove(entry)
+            if not queue:
+                del self.waiting[key]
 
     # --- matches ------------------------------------------------------------------------------
     def start_match(self, setup: MatchSetup, initial_state: Any | None = None) -> Match:
@@ -238,7 +265,10 @@ class Arbiter:
             seat_2=match.bots[2],
         )
         if self.config.records_dir is not None:
-            self.write_record(match)
+            try:
+                self.write_record(match)
+            except OSError as exc:
+                log.error("record_not_written", match_id=match.id, error=str(exc))
         if self.on_match_end is not None:
             self.on_match_end(match)
         if not self.matches:
@@ -281,8 +311,13 @@ class Arbiter:
             return
         seats = match.seat_of(session.bot_name)
         seat = seats[0]
-        if len(seats) == 2 and match.pending is not None:
-            seat = match.pending.seat  # a bot playing itself answers for the seat to move
+        if len(seats) == 2:
+            # A bot playing itself: a retry belongs to the seat that played it, else the seat to move.
+            retry = next((s for s in seats if match.last_accepted.get(s) == (turn_id, action)), None)
+            if retry is not None:
+                seat = retry
+            elif match.pending is not None:
+                seat = match.pending.seat
         match.submit(seat, turn_id, action)
 
     async def shutdown(self, grace: float) -> None:

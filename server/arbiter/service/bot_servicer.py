@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any, NoReturn
 
 import grpc
+import structlog
 from grpc_status import rpc_status
 
 from ..engines import ActionError, OptionsError
@@ -15,6 +16,8 @@ from ..v1 import bot_service_pb2 as pb
 from ..v1 import bot_service_pb2_grpc as pb_grpc
 from . import errors
 from .arbiter_app import Arbiter, BotSession, Closing
+
+log = structlog.get_logger("arbiter")
 
 
 def bearer_token(metadata: Any) -> str | None:
@@ -59,11 +62,16 @@ class BotServicer(pb_grpc.BotServiceServicer):
     async def _read(self, requests: AsyncIterator[pb.PlayRequest], session: BotSession) -> None:
         try:
             async for request in requests:
+                if session.closed:
+                    break  # replaced or closing: nothing more from this stream counts
                 kind = request.WhichOneof("kind")
-                if kind == "move":
-                    self._move(session, request.move)
-                elif kind == "seek":
-                    self._seek(session, request.seek)
+                try:
+                    if kind == "move":
+                        self._move(session, request.move)
+                    elif kind == "seek":
+                        self._seek(session, request.seek)
+                except Exception:  # noqa: BLE001 - one bad request must not end the bot's session
+                    log.exception("request_failed", bot=session.bot_name, kind=kind)
         except (asyncio.CancelledError, grpc.aio.AioRpcError):
             pass
         finally:

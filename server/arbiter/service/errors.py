@@ -15,6 +15,7 @@ from ..protocol.reasons import (
     MALFORMED_ACTION,
     NOT_YOUR_TURN,
     REPLACED,
+    RESOURCE_EXHAUSTED,
     SHUTTING_DOWN,
     STALE_TURN,
     UNKNOWN_MATCH,
@@ -31,6 +32,7 @@ __all__ = [
     "MALFORMED_ACTION",
     "NOT_YOUR_TURN",
     "REPLACED",
+    "RESOURCE_EXHAUSTED",
     "SHUTTING_DOWN",
     "STALE_TURN",
     "UNKNOWN_MATCH",
@@ -50,6 +52,7 @@ CODES: dict[str, grpc.StatusCode] = {
     REPLACED: grpc.StatusCode.ABORTED,
     BAD_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
     SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
+    RESOURCE_EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

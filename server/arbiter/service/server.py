@@ -13,6 +13,9 @@ from ..v1 import bot_service_pb2_grpc as pb_grpc
 from .arbiter_app import Arbiter, ArbiterConfig
 from .bot_servicer import BotServicer
 
+#: A bot's messages are small (a seek or a move); anything bigger is refused by gRPC.
+MAX_REQUEST_BYTES = 64 * 1024
+
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
 
 
@@ -49,6 +52,7 @@ async def create_server(
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.http2.max_pings_without_data", 0),
             ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
         ]
     )
     pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]

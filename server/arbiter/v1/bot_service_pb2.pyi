@@ -125,7 +125,7 @@ class Welcome(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., ended_match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id")
+    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id", "observation")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +138,7 @@ class MatchStarted(_message.Message):
     ILLEGAL_ACTION_POLICY_FIELD_NUMBER: _ClassVar[int]
     CLOCKS_FIELD_NUMBER: _ClassVar[int]
     SEEK_ID_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     spec: _common_pb2.GameSpec
     seat: _common_pb2.Seat
@@ -150,7 +151,8 @@ class MatchStarted(_message.Message):
     illegal_action_policy: IllegalActionPolicy
     clocks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Clock]
     seek_id: str
-    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ...) -> None: ...
+    observation: Observation
+    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
 
 class Turn(_message.Message):
     __slots__ = ("match_id", "turn_id", "observation", "legal", "clocks", "decision_limit", "seat", "colour")

@@ -56,6 +56,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_REPLACED: _ClassVar[ErrorReason]
     ERROR_REASON_BAD_REQUEST: _ClassVar[ErrorReason]
     ERROR_REASON_SHUTTING_DOWN: _ClassVar[ErrorReason]
+    ERROR_REASON_RESOURCE_EXHAUSTED: _ClassVar[ErrorReason]
 GAME_UNSPECIFIED: Game
 GAME_TORRENT: Game
 GAME_FRAVAN: Game
@@ -89,6 +90,7 @@ ERROR_REASON_BAD_TOKEN: ErrorReason
 ERROR_REASON_REPLACED: ErrorReason
 ERROR_REASON_BAD_REQUEST: ErrorReason
 ERROR_REASON_SHUTTING_DOWN: ErrorReason
+ERROR_REASON_RESOURCE_EXHAUSTED: ErrorReason
 
 class FlankOptions(_message.Message):
     __slots__ = ("size",)
