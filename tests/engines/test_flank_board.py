@@ -36,7 +36,7 @@ def test_size_3_picture_from_rules():
     ]
 
 
-@pytest.mark.parametrize("text", ["E5", "e05", "5e", "e", "", "e5 ", "ee5", "e-1", "e0", "Pass", "SWAP"])
+@pytest.mark.parametrize("text", ["E5", "e05", "5e", "e", "", "e5 ", "ee5", "e-1", "e00", "Pass", "SWAP"])
 def test_malformed_point_names(text):
     with pytest.raises(MalformedAction):
         TORRENT.parse_action(text)
@@ -56,6 +56,20 @@ def test_off_board_point_is_illegal_not_malformed():
         TORRENT.apply(state, action)
     with pytest.raises(IllegalAction):
         TORRENT.apply(state, Place("z99"))
+
+
+def test_row_zero_is_well_formed_but_off_the_board():
+    # "0" is a decimal number without leading zeros: e0 reads as a point, which is not on the board.
+    state = TORRENT.new_game({"size": 5})
+    action = TORRENT.parse_action("e0")
+    with pytest.raises(IllegalAction, match="not on the size-5 board"):
+        TORRENT.apply(state, action)
+
+
+def test_huge_input_gives_a_short_message():
+    with pytest.raises(MalformedAction) as info:
+        TORRENT.parse_action("x" * 1_000_000)
+    assert len(str(info.value)) < 200
 
 
 def test_occupied_point_is_illegal():

@@ -71,20 +71,19 @@ def test_stage_a_before_stage_b_placed_stone_saved_by_its_own_flips():
 
 
 def test_cascade_repeats_until_a_round_flips_nothing():
-    # Black g5 flips f5 (flanked by e5? no: by e5 B and g5 B); then e5... a chain along row 5.
+    # Row 5: . B W W B W . . .  and a black stone on c6.
     state = position(
         TORRENT,
         5,
         {"b5": ("B", 1), "c5": ("W", 2), "d5": ("W", 3), "e5": ("B", 4), "f5": ("W", 5), "c6": ("B", 6)},
     )
-    # g5 flips f5 (e5,g5). Then d5 is flanked by c5? no. Build a second-round flip:
-    # after f5 turns black, nothing else is flanked on row 5 (c5,d5 white pair between b5 and e5).
+    # Black g5 flanks f5 with e5: one flip, then nothing more (c5 and d5 are not flanked).
     TORRENT.apply_in_place(state, Place("g5"))
     assert row5(TORRENT, state) == ".BWWBBB.."
-    # Now a real chain: white d4 next to c5/d5? Use the axis (1,-1): c6 B, d5 W, e4 empty.
     TORRENT.apply_in_place(state, PASS)
-    TORRENT.apply_in_place(state, Place("e4"))  # flanks d5 with c6 on axis (1,-1): round 1 flips d5
-    # Round 2: c5 (W) is now between b5 B and d5 B: flips too.
+    # Black e4 flanks d5 with c6 on the (1,-1) axis: round 1 flips d5; then c5 is between black
+    # b5 and black d5, and round 2 flips it; round 3 flips nothing.
+    TORRENT.apply_in_place(state, Place("e4"))
     assert row5(TORRENT, state) == ".BBBBBB.."
     ev = {s.point: s.event for s in TORRENT.observe(state, 1).stones}
     assert ev["c5"] > ev["d5"] > ev["e4"]
@@ -123,9 +122,9 @@ def test_double_flank_newer_friendly_flanking_keeps():
     assert cell(TORRENT, state, "e5") == "W"
 
 
-def test_double_flank_active_flanking_applies_for_the_placed_stone():
+def test_double_flank_active_flanking_is_the_movers_new_friendly_flank():
     # Black's own stone e5 is flanked by white d5/f5 (old) and Black's new e4 completes a
-    # black flank with e6: the newest flanking is friendly, e5 stays black (stage B).
+    # black flank with e6: the newest flanking is friendly, so e5 stays black in stage B.
     stones = {"d5": ("W", 1), "f5": ("W", 2), "e5": ("B", 3), "e6": ("B", 4)}
     state = position(TORRENT, 5, stones)
     TORRENT.apply_in_place(state, Place("e4"))

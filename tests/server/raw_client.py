@@ -87,13 +87,15 @@ async def connect(server: RunningServer, name: str) -> RawBot:
     return bot
 
 
-async def play_out(bot: RawBot, choose: Any = None) -> pb.MatchEnded:
-    """Answer every turn (first legal action by default) until MatchEnded."""
+async def play_out(bot: RawBot, choose: Any = None, think: float = 0.0) -> pb.MatchEnded:
+    """Answer every turn (first legal action by default, after ``think`` seconds) until MatchEnded."""
     while True:
         message = await bot.next()
         kind = message.WhichOneof("kind")
         if kind == "turn":
             legal = convert.legal_from_pb(message.turn.legal)
+            if think:
+                await asyncio.sleep(think)
             action = choose(message.turn, legal) if choose else legal[0]
             await bot.move(message.turn.match_id, message.turn.turn_id, action)
         elif kind == "match_ended":

@@ -7,6 +7,7 @@ import pytest
 from arbiter.engines.hexflank import Place
 from arbiter.match.timecontrol import TimeControl
 from arbiter.protocol import convert
+from arbiter.service.arbiter_app import OUTBOX_LIMIT, SEEK_LIMIT, BotSession, Closing
 from arbiter.service.errors import reason_of
 from arbiter.v1 import bot_service_pb2 as pb
 from arbiter.v1 import common_pb2 as cpb
@@ -144,3 +145,49 @@ def test_welcome_and_seek_ids():
     assert welcome.server_version and welcome.default_time_control.base.seconds == 42
     assert rejected.seek_id == "b-bad"
     assert started_a.seek_id == "a-1" and started_b.seek_id == "b-2"
+
+
+def test_untimed_seek_is_refused():
+    async def scenario():
+        async with running_server() as server:
+            bot = await connect(server, "alice")
+            await bot.seek("torrent", {"size": 5}, control=cpb.TimeControl())
+            rejected = await bot.expect("seek_rejected")
+            await bot.close()
+            return rejected
+
+    rejected = asyncio.run(scenario())
+    assert reason_of(rejected.status) == "BAD_REQUEST" and "untimed" in rejected.status.message
+
+
+def test_open_seeks_are_limited_per_bot():
+    async def scenario():
+        async with running_server() as server:
+            bot = await connect(server, "alice")
+            for _ in range(SEEK_LIMIT + 1):
+                await bot.seek("torrent", {"size": 5})
+            rejected = await bot.expect("seek_rejected")
+            await bot.close()
+            return rejected, server.arbiter.waiting
+
+    rejected, waiting = asyncio.run(scenario())
+    assert reason_of(rejected.status) == "RESOURCE_EXHAUSTED"
+    assert not waiting  # the bot's seeks went with its session
+
+
+def test_a_session_whose_replies_pile_up_unread_is_closed():
+    """The outbox of a bot that sends far faster than it reads is bounded (the writer is stuck
+    behind gRPC flow control); past the bound the session closes with RESOURCE_EXHAUSTED."""
+
+    async def scenario():
+        session = BotSession("alice")
+        for _ in range(OUTBOX_LIMIT + 5):
+            session.send(pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id="m", turn_id=1)))
+        items = []
+        while not session.outbox.empty():
+            items.append(session.outbox.get_nowait())
+        return session, items
+
+    session, items = asyncio.run(scenario())
+    assert session.closed
+    assert len(items) == 1 and isinstance(items[0], Closing) and items[0].reason == "RESOURCE_EXHAUSTED"

@@ -5,6 +5,7 @@ import json
 import random
 
 import pytest
+from arbiter.engines.hexflank import Place
 from arbiter.match.replay import load_record, replay
 from arbiter.v1 import common_pb2 as cpb
 
@@ -70,3 +71,30 @@ def test_replay_detects_a_tampered_record(tmp_path):
     record = json.loads(path.read_text())
     record["actions"][2]["action"] = record["actions"][0]["action"]  # an occupied point
     assert any("refused" in p for p in replay(record).problems)
+
+
+def test_replay_checks_forfeit_winners_and_refuses_incomplete_records(tmp_path):
+    from arbiter.match.replay import RecordError
+
+    async def scenario():
+        async with running_server(records_dir=tmp_path) as server:
+            alice = await connect(server, "alice")
+            bob = await connect(server, "bob")
+            await alice.seek("torrent", {"size": 5})
+            await bob.seek("torrent", {"size": 5})
+            await alice.expect("match_started")
+            turn = await alice.expect("turn")
+            await alice.move(turn.match_id, turn.turn_id, Place("a1"))  # illegal: forfeit
+            await alice.expect("move_rejected")
+            await alice.expect("match_ended")
+            await alice.close()
+            await bob.close()
+
+    asyncio.run(scenario())
+    record = json.loads(next(tmp_path.glob("*.json")).read_text())
+    assert record["result"]["reason"] == "illegal_action" and replay(record).ok
+    record["result"]["winner_seat"] = record["result"]["faulty_seat"]
+    assert any("winner" in p for p in replay(record).problems)
+    del record["seed"]
+    with pytest.raises(RecordError):
+        replay(record)

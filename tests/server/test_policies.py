@@ -109,16 +109,7 @@ def test_fast_bot_is_never_flagged():
         control = TimeControl(base=None, per_decision=1.0)
         async with running_server(control=control) as server:
             alice, bob, _ = await start_torrent(server)
-
-            async def slowish(turn, legal):
-                await asyncio.sleep(0)
-                return legal[0]
-
-            def think(turn, legal):
-                time.sleep(0.05)
-                return legal[0]
-
-            ends = await asyncio.gather(play_out(alice, think), play_out(bob, think))
+            ends = await asyncio.gather(play_out(alice, think=0.05), play_out(bob, think=0.05))
             await alice.close()
             await bob.close()
             return ends

@@ -38,7 +38,13 @@ _LINE_BYTES = bytes(ord({0: ".", 1: "B", 5: "B", 2: "W", 6: "W", 3: "|"}.get(i, 
 # A stone, an odd number of empty points, then (not consumed) a stone of the same colour.
 _FLANKED_MIDPOINT = re.compile(rb"([BW])\.(?:\.\.)*(?=\1)")
 
-POINT_NAME = re.compile(r"[a-z][1-9][0-9]*\Z")
+POINT_NAME = re.compile(r"[a-z](?:0|[1-9][0-9]*)\Z")
+
+
+def _shown(value: object) -> str:
+    """``repr`` of a bot's input, cut short so that a huge input gives a short message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 # The six cardinal directions, as pairs of opposites along the three axes.
 AXES = (((1, 0), (-1, 0)), ((0, 1), (0, -1)), ((1, -1), (-1, 1)))
@@ -444,7 +450,7 @@ class FlankRules:
         if isinstance(text, str) and POINT_NAME.match(text):
             return Place(text)
         raise MalformedAction(
-            f"cannot read action {text!r}: expected 'pass', 'swap' or a point name "
+            f"cannot read action {_shown(text)}: expected 'pass', 'swap' or a point name "
             "(a lowercase letter then a number without leading zeros, such as 'g7')"
         )
 
@@ -455,7 +461,7 @@ class FlankRules:
             return "pass"
         if isinstance(action, Swap):
             return "swap"
-        raise MalformedAction(f"not a {self.name} action: {action!r}")
+        raise MalformedAction(f"not a {self.name} action: {_shown(action)}")
 
     def apply(self, state: FlankState, action: FlankAction) -> FlankState:
         """The state after ``action``; ``state`` itself is left as it was."""
@@ -476,7 +482,7 @@ class FlankRules:
             if p is None:
                 if not isinstance(action.point, str) or not POINT_NAME.match(action.point):
                     raise MalformedAction(
-                        f"{action.point!r} is not a point name (a lowercase letter then a number "
+                        f"{_shown(action.point)} is not a point name (a lowercase letter then a number "
                         "without leading zeros, such as 'g7')"
                     )
                 raise IllegalAction(f"{action.point} is not on the size-{geo.size} board")
@@ -512,7 +518,7 @@ class FlankRules:
             state.action_count += 1
             state.last_action = action
             return
-        raise MalformedAction(f"not a {self.name} action: {action!r}")
+        raise MalformedAction(f"not a {self.name} action: {_shown(action)}")
 
     def _cascade(self, state: FlankState, placed: int, mover: int) -> None:
         """Stages A and B after a placement, until a round flips nothing or the guard stops it."""

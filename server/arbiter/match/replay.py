@@ -39,7 +39,17 @@ def load_record(path: str | Path) -> dict[str, Any]:
 
 
 def replay(record: dict[str, Any]) -> ReplayReport:
-    """Apply every recorded action from the seed; list every disagreement with the record."""
+    """Apply every recorded action from the seed; list every disagreement with the record.
+
+    Raises RecordError when the record lacks what a replay needs.
+    """
+    try:
+        return _replay(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"the record is incomplete or malformed: {type(exc).__name__}: {exc}") from exc
+
+
+def _replay(record: dict[str, Any]) -> ReplayReport:
     game = record["game"]
     rules = get_rules(game)
     seed = bytes.fromhex(record["seed"])
@@ -57,6 +67,11 @@ def replay(record: dict[str, Any]) -> ReplayReport:
                 f"engine expects seat {rules.to_move(state)}"
             )
             break
+        if entry.get("auto") == "skip" and len(rules.legal_actions(state)) != 1:
+            report.problems.append(
+                f"action {number} ({text}): recorded as an automatic skip, but a placement was legal"
+            )
+            break
         try:
             state = rules.apply(state, rules.parse_action(text))
         except ActionError as exc:
@@ -69,6 +84,13 @@ def replay(record: dict[str, Any]) -> ReplayReport:
     if result["reason"] in ("timeout", "illegal_action", "malformed_action", "aborted"):
         if outcome is not None:
             report.problems.append(f"the record ends by {result['reason']} but the game was already over")
+        faulty = result.get("faulty_seat")
+        expected_winner = None if result["reason"] == "aborted" else (3 - faulty if faulty in (1, 2) else "?")
+        if result["winner_seat"] != expected_winner:
+            report.problems.append(
+                f"winner: record says seat {result['winner_seat']} after {result['reason']} "
+                f"by seat {faulty}, expected {expected_winner}"
+            )
     elif outcome is None:
         report.problems.append(f"the record ends by {result['reason']} but the game is not over")
     else:
