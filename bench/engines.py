@@ -1,10 +1,12 @@
 """Engine speed on one core: random playouts through the public interface.
 
-    python bench/engines.py [--seconds S] [--in-place]
+    python bench/engines.py [--seconds S] [--runs R]
 
 Prints ``torrent-7: N plies/s``, ``fravan-7: N plies/s`` and ``surge: N games/s``
 for the pure ``apply`` (what the arbiter uses), then the same workload on the
 ``apply_in_place`` path that search code may use. A ply is one applied action.
+Each figure is the median of R runs (the machines here vary by tens of percent
+from one second to the next); the line below it gives the slowest and fastest.
 Torrent/Fravan: a uniformly random placement, passing only when no point is
 free (and never swapping). Surge: a uniformly random legal action.
 """
@@ -13,8 +15,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -75,14 +80,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per figure (default 5)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time per figure (default 10)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure, the median is printed")
     args = parser.parse_args()
+    share = args.seconds / args.runs
     for in_place in (False, True):
         suffix = " (apply_in_place)" if in_place else ""
-        for name in ("torrent", "fravan"):
-            rate = flank_plies_per_second(name, args.seconds, in_place)
-            print(f"{name}-7{suffix}: {rate:.0f} plies/s", flush=True)
-        print(f"surge{suffix}: {surge_games_per_second(args.seconds, in_place):.0f} games/s", flush=True)
+        figures: list[tuple[str, str, Callable[[bool], float]]] = [
+            (f"{name}-7{suffix}", "plies/s", partial(flank_plies_per_second, name, share))
+            for name in ("torrent", "fravan")
+        ]
+        figures.append((f"surge{suffix}", "games/s", partial(surge_games_per_second, share)))
+        for label, unit, measure in figures:
+            rates = sorted(measure(in_place) for _ in range(args.runs))
+            print(f"{label}: {statistics.median(rates):.0f} {unit}", flush=True)
+            print(f"  ({args.runs} runs of {share:g} s: min {rates[0]:.0f}, max {rates[-1]:.0f})", flush=True)
 
 
 if __name__ == "__main__":
