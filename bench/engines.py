@@ -5,8 +5,10 @@
 Prints ``torrent-7: N plies/s``, ``fravan-7: N plies/s`` and ``surge: N games/s``
 for the pure ``apply`` (what the arbiter uses), then the same workload on the
 ``apply_in_place`` path that search code may use. A ply is one applied action.
-Each figure is the median of R runs (the machines here vary by tens of percent
-from one second to the next); the line below it gives the slowest and fastest.
+Each figure is the median of R runs after one uncounted warm-up run (which fills
+Surge's cache of surge plans, as a running arbiter or a search has it); the
+machines here vary by tens of percent from one second to the next, so the line
+below each figure gives the slowest and fastest run.
 Torrent/Fravan: a uniformly random placement, passing only when no point is
 free (and never swapping). Surge: a uniformly random legal action.
 """
@@ -92,6 +94,7 @@ def main() -> None:
         ]
         figures.append((f"surge{suffix}", "games/s", partial(surge_games_per_second, share)))
         for label, unit, measure in figures:
+            measure(in_place)  # warm-up, not counted: fills the engines' caches (Surge's surge plans)
             rates = sorted(measure(in_place) for _ in range(args.runs))
             print(f"{label}: {statistics.median(rates):.0f} {unit}", flush=True)
             print(f"  ({args.runs} runs of {share:g} s: min {rates[0]:.0f}, max {rates[-1]:.0f})", flush=True)
