@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from operator import itemgetter
+from operator import itemgetter, mod
 from typing import TYPE_CHECKING, Any, Final
 
 from .base import IllegalAction, MalformedAction, OptionsError, Outcome, Rules
@@ -69,8 +69,6 @@ _HOME_CR: Final[tuple[dict[str, tuple[int, int, int]], ...]] = tuple(
     {SQUARES[i]: (i >> 3, i & 7, 1 << (16 * p + k)) for k, i in enumerate(_HOME[p])} for p in (0, 1)
 )
 ALL_HOME_EMPTY: Final = 0xFFFF_FFFF
-#: Per column c: the mask that clears column c's bits.
-_KEEP: Final[tuple[int, ...]] = tuple(~(3 << 2 * c | 3 << (16 + 2 * c)) & ALL_HOME_EMPTY for c in range(8))
 
 
 def _column_mask(col: Column, c: int) -> int:
@@ -125,6 +123,14 @@ def _legal_table(p: int, v: int, half: int) -> tuple[tuple[PlaceStone, ...], ...
 #: ``_LEGAL[player][value]`` = (table for columns a-d, table for e-h) as in :func:`_legal_table`.
 _LEGAL: Final = tuple(
     (((), ()),) + tuple((_legal_table(p, v, 0), _legal_table(p, v, 1)) for v in range(1, 11)) for p in (0, 1)
+)
+
+#: ``_LEGAL_LOW[player][m][value]`` = ``_LEGAL[player][value][0][m]`` (and ``_LEGAL_HIGH`` for e-h).
+_LEGAL_LOW: Final = tuple(
+    tuple(tuple(t[0][m] if t[0] else () for t in _LEGAL[p]) for m in range(256)) for p in (0, 1)
+)
+_LEGAL_HIGH: Final = tuple(
+    tuple(tuple(t[1][m] if t[1] else () for t in _LEGAL[p]) for m in range(256)) for p in (0, 1)
 )
 
 _NUMBER = r"(?:0|[1-9][0-9]{0,19})"
@@ -229,14 +235,14 @@ def draw_order(seed: bytes, player: str) -> list[int]:
         block.update(counter)
         blocks.append(block.digest())
     order = list(STONES)
-    for (i, size), x in zip(_SWAPS, _DRAWS.unpack_from(b"".join(blocks)), strict=True):
-        j = x % size
+    for i, j in zip(_SWAP_I, map(mod, _DRAWS.unpack_from(b"".join(blocks)), _SWAP_SIZES), strict=True):
         order[i], order[j] = order[j], order[i]
     return order
 
 
 _DRAWS: Final = struct.Struct(">19Q")
-_SWAPS: Final = tuple((i, i + 1) for i in range(19, 0, -1))  # (i, number of candidates for j)
+_SWAP_I: Final = tuple(range(19, 0, -1))
+_SWAP_SIZES: Final = tuple(i + 1 for i in _SWAP_I)  # number of candidates for j
 _COUNTERS: Final = tuple(counter.to_bytes(4, "big") for counter in range(5))
 
 
@@ -426,7 +432,8 @@ def _resolve(signs: Sequence[int], outcomes: Sequence[int]) -> list[int | None]:
 # (getter of the new column from ``col + (0,)`` or None when it ends empty, changed,
 #  row whose orange stone Blue scores or -1, row whose blue stone Orange scores or -1,
 #  for each column position c the column's bits of the mask of empty home squares after the surge)
-_Plan = tuple[Callable[[Column], Column] | None, bool, int, int, tuple[int, ...]]
+#  then the tail of the :data:`_results` entry when nobody scores, see :func:`_surge_result`)
+_Plan = tuple[Callable[[Column], Column] | None, bool, int, int, tuple[int, ...], tuple[Any, ...]]
 _PatternInfo = tuple[tuple[tuple[int, int, int, int], ...], list[_Plan | None], tuple[int, ...]]
 # The surge of one column: (new column, changed, blue scores, orange scores, mask bits by position)
 _Result = tuple[Column, bool, int, int, tuple[int, ...]]
@@ -438,9 +445,13 @@ _PAD: Final[Column] = (0,)
 #: Plans by sign pattern: at most 3**8 patterns, each with at most 3**4 outcome combinations.
 _patterns: dict[bytes, _PatternInfo] = {}
 #: Surge results by column, in front of the plans: play keeps meeting the same columns. Emptied
-#: when it reaches its limit (a few MB); a larger cache hardly helps (measured with random play).
-_results: dict[Column, _Result] = {}
-_RESULTS_LIMIT: Final = 1 << 14
+#: when it reaches its limit (about 10 MB with random play).
+#: Each entry: (the column after the surge, flags (1: the surge changes the column, 2: somebody
+#: scores), (blue scores, orange scores) or None, then for each column position a..h the column's
+#: bits of the mask of empty home squares after the surge). Empty columns have entries too.
+_Entry = tuple[Any, ...]
+_results: dict[Column, _Entry] = {}
+_RESULTS_LIMIT: Final = 1 << 15
 
 
 def _pattern_info(pattern: bytes) -> _PatternInfo:
@@ -483,7 +494,8 @@ def _make_plan(signs: tuple[int, ...], index: int, contests: int) -> _Plan:
         getter = itemgetter(*src)
     after = tuple(0 if s == 8 else 1 for s in src)
     masks = tuple(_column_mask(after, c) for c in range(8))
-    return getter, changed, blue_scores, orange_scores, masks
+    tail = (1 if changed else 0, None, *masks)
+    return getter, changed, blue_scores, orange_scores, masks, tail
 
 
 def _surge_column(col: Column) -> _Result:
@@ -500,7 +512,7 @@ def _surge_column(col: Column) -> _Result:
     plan = plans[index]
     if plan is None:
         plan = plans[index] = _make_plan(info[2], index, len(info[0]))
-    getter, changed, blue_row, orange_row, masks = plan
+    getter, changed, blue_row, orange_row, masks, _ = plan
     new = EMPTY_COLUMN if getter is None else getter(col + _PAD)
     return (
         new,
@@ -509,6 +521,42 @@ def _surge_column(col: Column) -> _Result:
         col[orange_row] if orange_row >= 0 else 0,
         masks,
     )
+
+
+def _surge_result(col: Column) -> _Entry:
+    """The entry of :data:`_results` for ``col`` (computed and stored)."""
+    pattern = _PACK(*col).translate(_SIGN_CODES)
+    info = _patterns.get(pattern)
+    if info is None:
+        info = _pattern_info(pattern)
+    slices = info[0]
+    index = 0
+    for a, b, c, d in slices:
+        strength = sum(col[a:b]) + sum(col[c:d])  # orange stones are negative
+        index = index * 3 + (0 if strength == 0 else 1 if strength > 0 else 2)
+    plan = info[1][index]
+    if plan is None:
+        plan = info[1][index] = _make_plan(info[2], index, len(slices))
+    getter, changed, blue_row, orange_row, masks, tail = plan
+    if not changed:
+        new = col
+    elif getter is None:
+        new = EMPTY_COLUMN
+    else:
+        new = getter(col + _PAD)
+    if blue_row < 0 and orange_row < 0:
+        result: _Entry = (new, *tail)
+    else:
+        gains = (-col[blue_row] if blue_row >= 0 else 0, col[orange_row] if orange_row >= 0 else 0)
+        result = (new, tail[0] | 2, gains, *masks)
+    results = _results
+    if len(results) >= _RESULTS_LIMIT:
+        results.clear()
+    results[col] = result
+    return result
+
+
+_EMPTY_ENTRY: Final[_Entry] = (EMPTY_COLUMN, 0, None, *(_column_mask(EMPTY_COLUMN, c) for c in range(8)))
 
 
 def _check_board(board: Sequence[Sequence[int]]) -> list[Column]:
@@ -591,13 +639,13 @@ class SurgeState:
     def copy(self) -> SurgeState:
         """An independent copy (the draw orders, immutable, are shared)."""
         new = _new_state(SurgeState)
-        new.cols = self.cols[:]
+        new.cols = self.cols.copy()
         new.empty = self.empty
         hands = self.hands
-        new.hands = [hands[0][:], hands[1][:]]
+        new.hands = [hands[0].copy(), hands[1].copy()]
         new.orders = self.orders
-        new.pos = self.pos[:]
-        new.score = self.score[:]
+        new.pos = self.pos.copy()
+        new.score = self.score.copy()
         new.done = self.done
         new.first = self.first
         new.mover = self.mover
@@ -663,6 +711,20 @@ class SurgeState:
 
 
 _new_state: Final = object.__new__
+#: ``_PUT[r](col + (x,))`` is ``col`` with row ``r`` set to ``x``.
+_PUT: Final = tuple(itemgetter(*(8 if i == r else i for i in range(8))) for r in range(8))
+#: ``_PLACE[player][id(action)]`` for the interned actions placing on one of the player's home
+#: squares: (player, value, col, row, bit in the mask of empty home squares, (signed value,),
+#: ``_PUT[row]``, square index); ``_PLACE[-1]`` (the game is over) is empty. The interned actions
+#: live as long as the module, so their ids are never reused.
+_PLACE: Final[tuple[dict[int, tuple[Any, ...]], ...]] = tuple(
+    {
+        id(_ACT[v][c * 8 + r]): (p, v, c, r, bit, (-v if p else v,), _PUT[r], c * 8 + r)
+        for v in range(1, 11)
+        for c, r, bit in _HOME_CR[p].values()
+    }
+    for p in (0, 1)
+) + ({},)
 
 
 def _removed(state: SurgeState, p: int) -> tuple[int, ...]:
@@ -881,16 +943,18 @@ class SurgeRules:
         mask = state.empty >> 16 if p else state.empty & 0xFFFF
         if not hand or not mask:
             return [SKIP]
-        low = mask & 255
-        high = mask >> 8
-        tables = _LEGAL[p]
+        lo = _LEGAL_LOW[p][mask & 255]
+        hi = _LEGAL_HIGH[p][mask >> 8]
+        if len(hand) == 3:
+            a, b, c = hand
+            if a != b != c:  # three distinct values (the hand is sorted)
+                return [*lo[a], *hi[a], *lo[b], *hi[b], *lo[c], *hi[c]]
         out: list[SurgeAction] = []
         last = 0
         for v in hand:
             if v != last:
-                table = tables[v]
-                out += table[0][low]
-                out += table[1][high]
+                out += lo[v]
+                out += hi[v]
                 last = v
         return out
 
@@ -977,12 +1041,75 @@ class SurgeRules:
 
     def apply(self, state: SurgeState, action: SurgeAction) -> SurgeState:
         """A new state with ``action`` applied; ``state`` is never changed."""
+        place = _PLACE[state.mover].get(id(action))
+        if place is not None:  # an interned action placing on a home square of the mover
+            p, v, c, r, bit, cell, put, down = place
+            hands = state.hands
+            hand = hands[p]
+            cols = state.cols
+            col = cols[c]
+            if v in hand and not col[r]:  # the common case, copying only what changes
+                new = _new_state(SurgeState)
+                hand = hand.copy()
+                hand.remove(v)
+                new.orders = orders = state.orders
+                pos = state.pos
+                k = pos[p]
+                order = orders[p]
+                if k < len(order):
+                    insort(hand, order[k])
+                    pos = [k + 1, pos[1]] if p == 0 else [pos[0], k + 1]
+                else:
+                    pos = pos.copy()
+                new.hands = [hand, hands[1].copy()] if p == 0 else [hands[0].copy(), hand]
+                new.pos = pos
+                cols = cols.copy()
+                cols[c] = put(col + cell)
+                new.cols = cols
+                new.empty = state.empty ^ bit
+                new.score = state.score.copy()
+                new.done = state.done
+                new.first = first = state.first
+                new.placed = state.placed + 1
+                new.reason = state.reason
+                new.seed = state.seed
+                if p == first:
+                    new.down = down
+                    new.mover = 1 - p
+                else:
+                    new.down = state.down
+                    new.mover = p
+                    self._end_round(new)
+                return new
         new = state.copy()
         self.apply_in_place(new, action)
         return new
 
     def apply_in_place(self, state: SurgeState, action: SurgeAction) -> None:
         """Apply ``action`` to ``state``; a refused action raises and leaves ``state`` unchanged."""
+        place = _PLACE[state.mover].get(id(action))
+        if place is not None:  # an interned action placing on a home square of the mover
+            p, v, c, r, bit, cell, put, down = place
+            hand = state.hands[p]
+            cols = state.cols
+            col = cols[c]
+            if v in hand and not col[r]:  # the common case
+                state.empty ^= bit
+                hand.remove(v)
+                pos = state.pos
+                k = pos[p]
+                order = state.orders[p]
+                if k < len(order):
+                    insort(hand, order[k])
+                    pos[p] = k + 1
+                cols[c] = put(col + cell)
+                state.placed += 1
+                if p == state.first:
+                    state.down = down
+                    state.mover = 1 - p
+                else:
+                    self._end_round(state)
+                return
         p = state.mover
         if p < 0:
             raise IllegalAction("game is over")
@@ -1004,9 +1131,7 @@ class SurgeRules:
                         if k < len(order):
                             insort(hand, order[k])
                             state.pos[p] = k + 1
-                        cells = list(col)
-                        cells[r] = -v if p else v
-                        state.cols[c] = tuple(cells)
+                        state.cols[c] = _PUT[r](col + (-v if p else v,))
                         state.placed += 1
                         if p == state.first:
                             state.down = c * 8 + r
@@ -1016,7 +1141,7 @@ class SurgeRules:
                         return
             raise self._refusal(state, action)
         if cls is Skip:
-            if self.can_place(state):
+            if state.hands[p] and (state.empty >> 16 if p else state.empty & 0xFFFF):  # can place
                 raise self._refusal(state, action)
         elif isinstance(action, (PlaceStone, Skip)):  # subclasses: the slow, careful path
             if isinstance(action, Skip):
@@ -1068,41 +1193,45 @@ class SurgeRules:
     def _end_round(self, state: SurgeState) -> None:
         """Reveal, surge, score, check the end, start the next round."""
         cols = state.cols
-        changed = False
-        results = _results
-        empty = state.empty
-        for c, col in enumerate(cols):  # replacing cols[c] while iterating is fine for a list
-            if col is EMPTY_COLUMN:
-                continue
-            result = results.get(col)
-            if result is None:
-                result = _surge_column(col)
-                if len(results) >= _RESULTS_LIMIT:
-                    results.clear()
-                results[col] = result
-            new, moved, blue_gain, orange_gain, masks = result
-            if moved:
-                changed = True
-                cols[c] = new
-                empty = empty & _KEEP[c] | masks[c]
-                if blue_gain or orange_gain:
-                    state.score[0] += blue_gain
-                    state.score[1] += orange_gain
-        state.empty = empty
-        state.done += 1
+        get = _results.get
+        miss = _surge_result
+        z = EMPTY_COLUMN
+        ze = _EMPTY_ENTRY
+        a, b, c, d, e, f, g, h = cols
+        ra = ze if a is z else get(a) or miss(a)
+        rb = ze if b is z else get(b) or miss(b)
+        rc = ze if c is z else get(c) or miss(c)
+        rd = ze if d is z else get(d) or miss(d)
+        re_ = ze if e is z else get(e) or miss(e)
+        rf = ze if f is z else get(f) or miss(f)
+        rg = ze if g is z else get(g) or miss(g)
+        rh = ze if h is z else get(h) or miss(h)
+        cols[:] = (ra[0], rb[0], rc[0], rd[0], re_[0], rf[0], rg[0], rh[0])
+        # The mask of empty home squares of the board after the surge (equal to updating the
+        # bits of the columns that changed, since ``state.empty`` matches ``cols``).
+        state.empty = ra[3] | rb[4] | rc[5] | rd[6] | re_[7] | rf[8] | rg[9] | rh[10]
+        flags = ra[1] | rb[1] | rc[1] | rd[1] | re_[1] | rf[1] | rg[1] | rh[1]
+        if flags & 2:  # somebody scored
+            score = state.score
+            for r in (ra, rb, rc, rd, re_, rf, rg, rh):
+                gains = r[2]
+                if gains is not None:
+                    score[0] += gains[0]
+                    score[1] += gains[1]
+        state.done = done = state.done + 1
         state.down = -1
         hands = state.hands
         no_stones = not hands[0] and not hands[1]
         if no_stones and cols.count(EMPTY_COLUMN) == 8:
             reason: str | None = "board_empty"
-        elif changed:
-            reason = "round_limit" if state.done >= ROUND_LIMIT else None
+        elif flags & 1:  # the surge changed the board
+            reason = "round_limit" if done >= ROUND_LIMIT else None
         elif no_stones:
             reason = "no_change_no_stones"
         elif not state.placed:
             reason = "no_change_nobody_placed"
         else:
-            reason = "round_limit" if state.done >= ROUND_LIMIT else None
+            reason = "round_limit" if done >= ROUND_LIMIT else None
         if reason is not None:
             state.reason = reason
             state.mover = -1
