@@ -11,6 +11,7 @@ import grpc
 from arbiter.cli import main
 from click.testing import CliRunner
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from tests.conftest import ROOT
 
@@ -117,6 +118,11 @@ def test_serve_offers_health_and_stops_gracefully(tmp_path):
         stub = health_pb2_grpc.HealthStub(channel)
         reply = stub.Check(health_pb2.HealthCheckRequest(service="arbiter.v1.BotService"), timeout=5)
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        request = reflection_pb2.ServerReflectionRequest(list_services="")
+        answers = reflection.ServerReflectionInfo(iter([request]))
+        services = {s.name for answer in answers for s in answer.list_services_response.service}
+        assert "arbiter.v1.BotService" in services and "grpc.health.v1.Health" in services
         channel.close()
         time.sleep(0.2)
         process.send_signal(signal.SIGTERM)
