@@ -272,3 +272,11 @@ def test_higher_score_wins_and_results_name_seat_and_colour():
     assert outcome.winner_colour == "black" and outcome.winner_seat == 2
     assert outcome.scores == {2: 1, 1: 0}
     assert outcome.reason == "two_passes"
+
+
+def test_scores_by_seat_follow_the_swap():
+    state = play(TORRENT, ["e5", "swap", "a7"])
+    # Seat 2 took Black (e5); seat 1 plays White (a7).
+    assert TORRENT.scores_by_seat(state) == {2: 1, 1: 1}
+    TORRENT.apply_in_place(state, Place("b6"))  # Black b6 (no flank, no territory)
+    assert TORRENT.scores_by_seat(state) == {2: 2, 1: 1}

@@ -472,3 +472,8 @@ def test_scores_accumulate_across_rounds():
         for v in values:
             removed[colour].remove(v)
     assert removed == {BLUE: [2, 3], ORANGE: [5]}
+
+
+def test_scores_by_seat_are_blue_then_orange():
+    state = SURGE.position(". . . . . . . ./" * 7 + ". . . . . . . .", scores=(7, 3))
+    assert SURGE.scores_by_seat(state) == {1: 7, 2: 3}

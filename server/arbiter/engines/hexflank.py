@@ -394,6 +394,10 @@ class FlankRules:
         white = board.count(2) + board.count(2 | LOCK) + flanked.count(2)
         return {BLACK: black, WHITE: white}
 
+    def scores_by_seat(self, state: FlankState) -> dict[int, int]:
+        by_colour = self.scores(state)
+        return {seat: by_colour[state.colour_of(seat)] for seat in (SEAT_1, SEAT_2)}
+
     def outcome(self, state: FlankState) -> Outcome | None:
         if not state.over:
             return None

@@ -965,6 +965,10 @@ class SurgeRules:
             return False
         return (state.empty >> 16 if p else state.empty & 0xFFFF) != 0
 
+    def scores_by_seat(self, state: SurgeState) -> dict[int, int]:
+        """Blue's score for seat 1, Orange's for seat 2."""
+        return {1: state.score[0], 2: state.score[1]}
+
     def outcome(self, state: SurgeState) -> Outcome | None:
         if state.reason is None:
             return None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..engines import ActionError, IllegalAction, MalformedAction, get_rules
+from ..engines.surge import SKIP
 from ..protocol import convert
 from ..service import errors
 from ..v1 import bot_service_pb2 as pb
@@ -175,7 +176,7 @@ class Match:
                 return
             seat = rules.to_move(self.state)
             legal = rules.legal_actions(self.state)
-            if self.game == "surge" and len(legal) == 1 and not hasattr(legal[0], "value"):
+            if len(legal) == 1 and legal[0] is SKIP:
                 # A Surge player who cannot place skips; the arbiter plays it without asking.
                 self.state = rules.apply(self.state, legal[0])
                 self._record(seat, None, legal[0], None, auto="skip")
@@ -271,11 +272,7 @@ class Match:
 
     # --- end ---------------------------------------------------------------------------------
     def _scores(self) -> dict[int, int]:
-        if hasattr(self.rules, "scores"):
-            by_colour = self.rules.scores(self.state)
-            return {seat: by_colour[self.state.colour_of(seat)] for seat in (1, 2)}
-        outcome_scores = self.state.scores
-        return {1: outcome_scores["blue"], 2: outcome_scores["orange"]}
+        return dict(self.rules.scores_by_seat(self.state))
 
     def seat_colours(self) -> dict[int, str]:
         return {seat: self.rules.observe(self.state, seat).colour for seat in (1, 2)}
