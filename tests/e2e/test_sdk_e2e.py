@@ -266,3 +266,64 @@ def test_a_timeout_under_the_default_action_policy_lets_the_match_go_on() -> Non
     assert_consistent(alice, bob)
     assert [r.reason for r in bot.rejections][:1] == ["CLOCK_EXPIRED"]
     assert all(not r.may_retry for r in bot.rejections)
+
+
+class SlowEveryTurnBot(RandomBot):
+    """Thinks longer than its cap on every turn and counts how many ``choose`` run at once."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.running = 0
+        self.most = 0
+        self.calls = 0
+        self.started: list[Any] = []
+
+    def on_match_start(self, info: Any) -> None:
+        self.started.append(info)
+
+    def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
+        self.running += 1
+        self.most = max(self.most, self.running)
+        self.calls += 1
+        try:
+            time.sleep(0.25)
+            return super().choose(observation, legal, context)
+        finally:
+            self.running -= 1
+
+
+def test_choose_never_runs_twice_at_once_for_one_match() -> None:
+    """Under the default-action policy the arbiter moves on while a slow choose still thinks;
+    the SDK keeps the newest turn waiting instead of starting a second choose."""
+    control = TimeControl(base=30.0, per_decision=0.1)
+
+    async def scenario() -> SlowEveryTurnBot:
+        async with running_server(MatchPolicy(on_timeout="default_action")) as server:
+            slow = SlowEveryTurnBot(3)
+            await pair(server, slow, RandomBot(4), ("torrent", {"size": 5}), games=1, time_control=control)
+            return slow
+
+    slow = asyncio.run(scenario())
+    assert slow.calls >= 3
+    assert slow.most == 1
+    first = slow.started[0]
+    assert first.observation is not None and first.observation.board.count(".") == 61
+
+
+def test_max_concurrent_is_checked_against_the_arbiters_seek_limit() -> None:
+    with pytest.raises(ValueError, match="max_concurrent"):
+        Session(RandomBot(1), "127.0.0.1:1", "token", "torrent", max_concurrent=17)
+
+
+def test_a_text_action_that_is_not_an_action_falls_back_in_every_game() -> None:
+    class TyposBot(RandomBot):
+        def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
+            return "PASS" if context.game != "surge" else "7@C2"
+
+    async def scenario(spec: Any) -> tuple[list[MatchSummary], list[MatchSummary]]:
+        async with running_server() as server:
+            return await pair(server, TyposBot(5), RandomBot(6), spec, games=1)
+
+    for spec in (("torrent", {"size": 5}), "surge"):
+        alice, bob = asyncio.run(scenario(spec))
+        assert alice[0].reason not in ("illegal_action", "malformed_action")  # random legal actions instead

@@ -26,9 +26,11 @@ ILLEGAL_REJECT = "reject"
 class MatchInfo:
     """A match as announced by ``MatchStarted`` (given to :meth:`Bot.on_match_start`).
 
-    ``colour`` is the colour at the start (a Torrent/Fravan swap changes it later; every turn's
-    context says the current one). ``clocks`` maps seat to seconds left (``None``: no game clock).
-    ``seed_commitment`` is the Surge seed's SHA-256 (empty for other games).
+    ``colour`` is the colour now: at the start, or after a swap when the match is resumed (every
+    turn's context says the current one). ``clocks`` maps seat to seconds left (``None``: no game
+    clock). ``seed_commitment`` is the Surge seed's SHA-256 (empty for other games).
+    ``observation`` is the position as the bot may see it when the message was sent (after a
+    reconnect while the opponent thinks, the only way to learn it before the next turn).
     """
 
     match_id: str
@@ -43,6 +45,7 @@ class MatchInfo:
     timeout_policy: str
     illegal_action_policy: str
     clocks: Mapping[int, float | None]
+    observation: Any = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ class Bot:
         ``observation`` is a ``FlankObservation`` or ``SurgeObservation``; ``legal`` lists the
         legal actions (``Place``/``PASS``/``SWAP`` or ``PlaceStone``). Returning something not in
         ``legal`` is allowed: the arbiter judges it under the match's illegal-action policy. An
-        action's text form (``"g7"``, ``"pass"``, ``"7@c2"``) is accepted too.
+        action's text form (``"g7"``, ``"pass"``, ``"7@c2"``) is accepted too; text that is not an
+        action at all (``"PASS"``, ``"7@C2"``) is handled like an error raised by ``choose``.
         """
         raise NotImplementedError("a bot must implement choose(observation, legal, context)")
 

@@ -26,8 +26,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import structlog
-from arbiter.engines import GAMES, ActionError, get_rules
-from arbiter.engines.hexflank import Place
+from arbiter.engines import GAMES, get_rules
 from arbiter.engines.surge import SurgeObservation
 from arbiter.protocol import convert
 from arbiter.v1 import bot_service_pb2 as pb
@@ -55,6 +54,7 @@ from .errors import (
     BAD_REQUEST,
     CLOCK_EXPIRED,
     REPLACED,
+    RESOURCE_EXHAUSTED,
     SHUTTING_DOWN,
     ArbiterError,
     AuthenticationError,
@@ -138,6 +138,17 @@ _TIMEOUT_POLICIES = {1: TIMEOUT_LOSS, 2: TIMEOUT_DEFAULT_ACTION}
 _ILLEGAL_POLICIES = {1: ILLEGAL_FORFEIT, 2: ILLEGAL_REJECT}
 
 
+#: Client keepalive: a ping every 20 s, the connection counts as dead 10 s after an unanswered one.
+KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+)
+#: Open seeks the arbiter accepts from one bot (more are refused with RESOURCE_EXHAUSTED).
+MAX_OPEN_SEEKS = 16
+
+
 def match_info_from_pb(message: pb.MatchStarted) -> MatchInfo:
     game, options = convert.spec_from_pb(message.spec)
     return MatchInfo(
@@ -153,6 +164,11 @@ def match_info_from_pb(message: pb.MatchStarted) -> MatchInfo:
         timeout_policy=_TIMEOUT_POLICIES.get(int(message.timeout_policy), TIMEOUT_LOSS),
         illegal_action_policy=_ILLEGAL_POLICIES.get(int(message.illegal_action_policy), ILLEGAL_FORFEIT),
         clocks=clocks_from_pb(message.clocks),
+        observation=(
+            convert.observation_from_pb(game, message.observation)
+            if message.HasField("observation")
+            else None
+        ),
     )
 
 
@@ -218,6 +234,8 @@ class _Match:
     actions: dict[int, Any] = field(default_factory=dict)
     inflight: set[int] = field(default_factory=set)
     rejections: dict[int, list[Rejection]] = field(default_factory=dict)
+    #: A turn that arrived while ``choose`` was still busy with an older turn of this match.
+    queued: TurnContext | None = None
 
 
 class Session:
@@ -242,8 +260,10 @@ class Session:
         strict_seed: bool = False,
         rng: random.Random | None = None,
     ) -> None:
-        if max_concurrent < 1:
-            raise ValueError("max_concurrent must be at least 1")
+        if not 1 <= max_concurrent <= MAX_OPEN_SEEKS:
+            raise ValueError(
+                f"max_concurrent must be between 1 and {MAX_OPEN_SEEKS} (the arbiter's seek limit)"
+            )
         if games is not None and games < 0:
             raise ValueError("games must not be negative")
         if not token:
@@ -327,9 +347,12 @@ class Session:
             raise ArbiterError(f"the arbiter ended the session: {text}", code, status.reason)
 
     def _open_channel(self) -> grpc.aio.Channel:
+        # Keepalive pings notice a connection that died silently (NAT, middleboxes) within ~30 s,
+        # so the session reconnects and resumes while the bot's clock still has time.
+        options = [*KEEPALIVE_OPTIONS, *self.channel_options]
         if self.credentials is not None:
-            return grpc.aio.secure_channel(self.address, self.credentials, options=self.channel_options)
-        return grpc.aio.insecure_channel(self.address, options=self.channel_options)
+            return grpc.aio.secure_channel(self.address, self.credentials, options=options)
+        return grpc.aio.insecure_channel(self.address, options=options)
 
     async def _connect_once(self) -> None:
         outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
@@ -529,6 +552,9 @@ class Session:
         match.answers.clear()
         match.actions.clear()
         match.rejections.clear()
+        if match.inflight:  # choose is still busy with an older turn: never two at once per match
+            match.queued = context
+            return
         self._start_decision(match, context)
 
     def _start_decision(self, match: _Match, context: TurnContext) -> None:
@@ -574,17 +600,19 @@ class Session:
             )
         finally:
             match.inflight.discard(tid)
+            queued = match.queued
+            if queued is not None and not match.inflight:
+                match.queued = None
+                if self._matches.get(queued.match_id) is match and match.turn_id == queued.turn_id:
+                    self._start_decision(match, queued)
 
     @staticmethod
     def _as_action(game: str, chosen: Any) -> Any:
+        """A text action is read with the game's rules; text that is not an action raises, which
+        is handled like an error in ``choose`` (see ``fallback_on_error``), in every game."""
         if not isinstance(chosen, str):
             return chosen
-        try:
-            return get_rules(game).parse_action(chosen)
-        except ActionError:
-            if game != "surge":
-                return Place(chosen)  # sent as it is: the arbiter judges (and names) the mistake
-            raise
+        return get_rules(game).parse_action(chosen)
 
     async def _on_rejected(self, message: pb.MoveRejected) -> None:
         reason = reason_of(message.status) or "UNSPECIFIED"
@@ -642,6 +670,8 @@ class Session:
         log.error("seek rejected", reason=reason, message=message.status.message)
         if reason == SHUTTING_DOWN:
             return  # the arbiter is stopping: the stream ends next (UNAVAILABLE) and we reconnect
+        if reason == RESOURCE_EXHAUSTED:
+            return  # too many open seeks: seeking goes on when a match ends
         # The same seek would be refused again (unknown game, bad options or time control): stop.
         self._fatal = BadRequestError(
             f"the arbiter refused the seek: {message.status.message} ({reason})",

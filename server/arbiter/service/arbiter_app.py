@@ -61,7 +61,8 @@ class BotSession:
     def __init__(self, bot_name: str) -> None:
         self.bot_name = bot_name
         self.id = uuid.uuid4().hex[:12]
-        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue(OUTBOX_LIMIT + 1)
+        # Unbounded as a queue; ``send`` enforces the limit (the writer's own end marker always fits).
+        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue()
         self.closed = False
 
     def send(self, message: pb.PlayResponse) -> None:

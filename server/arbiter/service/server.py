@@ -52,6 +52,9 @@ async def create_server(
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.http2.max_pings_without_data", 0),
             ("grpc.keepalive_permit_without_calls", 1),
+            # Bots ping every 20 s to notice dead connections (the SDK does): allow it.
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
+            ("grpc.http2.max_ping_strikes", 0),
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
         ]
     )
