@@ -367,12 +367,14 @@ class Session:
 
         channel = self._open_channel()
         call: Any = None
+        helpers: list[asyncio.Task[Any]] = []
         try:
             stub: Any = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
             call = stub.Play(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
             self._outbox, self._stop = outbox, stop
             receiving = asyncio.create_task(self._receive(call))
             stopping = asyncio.create_task(stop.wait())
+            helpers = [receiving, stopping]
             finished, _ = await asyncio.wait({receiving, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if receiving in finished:
                 stopping.cancel()
@@ -384,6 +386,9 @@ class Session:
                 with contextlib.suppress(asyncio.CancelledError, grpc.RpcError):
                     await receiving
         finally:
+            for task in helpers:  # also when this coroutine itself is cancelled
+                if not task.done():
+                    task.cancel()
             self._outbox = self._stop = None
             outbox.put_nowait(None)
             if call is not None:
