@@ -1,12 +1,13 @@
 """Move round trip with two instant bots, beside a bare grpc.aio bidirectional echo.
 
-    python bench/roundtrip.py [--games N]
+    python bench/roundtrip.py [--games N] [--rounds R]
 
 Prints, for Torrent-7: the time the arbiter charged per move (turn sent -> answer received,
 on its monotonic clock) as median and p99, the wall time per move for the whole cycle (also the
 arbiter's own work between moves: rules, observation, conversion), and the same median/p99 for a
 bare bidi echo that sends a real mid-game Move and answers a real mid-game Turn (protobuf parsed
-on both sides). Everything runs in this one process on one event loop.
+on both sides). Everything runs in this one process on one event loop; R rounds alternate N
+arbiter games with as many echo round trips as those games had moves.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import grpc
 from _common import instant_bot, median, percentile
+from arbiter.logging_setup import configure_logging
 from arbiter.match.timecontrol import TimeControl
 from arbiter.protocol import convert
 from arbiter.service.arbiter_app import Arbiter, ArbiterConfig
@@ -28,46 +30,76 @@ from arbiter.v1 import bot_service_pb2 as pb
 ECHO_METHOD = "/bench.Echo/Bidi"
 
 
-async def echo_round_trips(request: pb.PlayRequest, response: pb.PlayResponse, count: int) -> list[float]:
-    """A bidi stream echo with the arbiter's own message types: the client sends ``request`` (a
-    Move), the server parses it and answers ``response`` (a Turn), which the client parses."""
+class EchoServer:
+    """A bare bidi stream echo with the arbiter's own message types: the client sends ``request``
+    (a Move), the server parses it and answers ``response`` (a Turn), which the client parses."""
 
-    async def bidi(requests: Any, context: Any) -> Any:
-        async for _ in requests:
-            yield response
+    def __init__(self, response: pb.PlayResponse) -> None:
+        self.response = response
 
-    handler = grpc.method_handlers_generic_handler(
-        "bench.Echo",
-        {
-            "Bidi": grpc.stream_stream_rpc_method_handler(
-                bidi,
-                request_deserializer=pb.PlayRequest.FromString,
-                response_serializer=pb.PlayResponse.SerializeToString,
-            )
-        },
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    times = []
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        call = channel.stream_stream(
+    async def start(self) -> None:
+        response = self.response
+
+        async def bidi(requests: Any, context: Any) -> Any:
+            async for _ in requests:
+                yield response
+
+        handler = grpc.method_handlers_generic_handler(
+            "bench.Echo",
+            {
+                "Bidi": grpc.stream_stream_rpc_method_handler(
+                    bidi,
+                    request_deserializer=pb.PlayRequest.FromString,
+                    response_serializer=pb.PlayResponse.SerializeToString,
+                )
+            },
+        )
+        self.server = grpc.aio.server()
+        self.server.add_generic_rpc_handlers((handler,))
+        port = self.server.add_insecure_port("127.0.0.1:0")
+        await self.server.start()
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+        self.call = self.channel.stream_stream(
             ECHO_METHOD,
             request_serializer=pb.PlayRequest.SerializeToString,
             response_deserializer=pb.PlayResponse.FromString,
         )()
+
+    async def round_trips(self, request: pb.PlayRequest, count: int) -> list[float]:
+        times = []
         for _ in range(count):
             started = time.perf_counter()
-            await call.write(request)
-            await call.read()
+            await self.call.write(request)
+            await self.call.read()
             times.append(time.perf_counter() - started)
-        call.cancel()
-    await server.stop(0)
-    return times
+        return times
+
+    async def stop(self) -> None:
+        await self.call.done_writing()
+        await self.channel.close()
+        await self.server.stop(None)
 
 
-async def arbiter_round_trips(games: int) -> tuple[list[float], float, int, pb.PlayResponse, pb.PlayRequest]:
+def typical_messages(match: Any) -> tuple[pb.PlayResponse, pb.PlayRequest]:
+    """A mid-game Turn and Move of a finished Torrent-7 match."""
+    rules = match.rules
+    state = rules.new_game({"size": 7})
+    for entry in match.actions[: len(match.actions) // 2]:
+        state = rules.apply(state, rules.parse_action(entry["action"]))
+    legal = rules.legal_actions(state)
+    turn = pb.PlayResponse(
+        turn=pb.Turn(
+            match_id=match.id,
+            turn_id=64,
+            observation=convert.observation_to_pb(rules.observe(state, 1)),
+            legal=convert.legal_to_pb("torrent", legal),
+        )
+    )
+    move = pb.PlayRequest(move=pb.Move(match_id=match.id, turn_id=64, action=convert.action_to_pb(legal[0])))
+    return turn, move
+
+
+async def main(games: int, rounds: int) -> None:
     bots = BotDirectory()
     bots.add("a", "ta")
     bots.add("b", "tb")
@@ -76,41 +108,37 @@ async def arbiter_round_trips(games: int) -> tuple[list[float], float, int, pb.P
     arbiter = Arbiter(config, on_match_end=ended.append)
     server = await create_server(config, arbiter=arbiter)
     spec = convert.spec_to_pb("torrent", {"size": 7})
-    started = time.perf_counter()
+    charged: list[float] = []
+    echo: list[float] = []
+    wall = 0.0
+    moves = 0
+    echo_server: EchoServer | None = None
+    move: pb.PlayRequest | None = None
+    turn: pb.PlayResponse | None = None
     async with grpc.aio.insecure_channel(server.address) as channel:
-        await asyncio.gather(
-            instant_bot(channel, "ta", spec, games, 1), instant_bot(channel, "tb", spec, games, 2)
-        )
-    wall = time.perf_counter() - started
+        # Rounds alternate arbiter games and echo batches of as many round trips, so that the
+        # machine's drifting speed weighs on both alike.
+        for _ in range(rounds):
+            before = len(ended)
+            started = time.perf_counter()
+            await asyncio.gather(
+                instant_bot(channel, "ta", spec, games, 1), instant_bot(channel, "tb", spec, games, 2)
+            )
+            wall += time.perf_counter() - started
+            batch = [a["charged"] for m in ended[before:] for a in m.actions if a["charged"] is not None]
+            charged += batch
+            moves += len(batch)
+            if echo_server is None:
+                turn, move = typical_messages(ended[-1])
+                echo_server = EchoServer(turn)
+                await echo_server.start()
+            assert move is not None
+            echo += await echo_server.round_trips(move, len(batch))
+    assert echo_server is not None and turn is not None and move is not None
+    await echo_server.stop()
     await server.stop(0.1)
-    charged = [a["charged"] for m in ended for a in m.actions if a["charged"] is not None]
-    # Typical message sizes, for the echo: a mid-game Turn and a Move.
-    match = ended[-1]
-    rules = match.rules
-    state = rules.new_game({"size": 7})
-    for entry in match.actions[: len(match.actions) // 2]:
-        state = rules.apply(state, rules.parse_action(entry["action"]))
-    turn = pb.PlayResponse(
-        turn=pb.Turn(
-            match_id=match.id,
-            turn_id=64,
-            observation=convert.observation_to_pb(rules.observe(state, 1)),
-            legal=convert.legal_to_pb("torrent", rules.legal_actions(state)),
-        )
-    )
-    move = pb.PlayRequest(
-        move=pb.Move(
-            match_id=match.id, turn_id=64, action=convert.action_to_pb(rules.legal_actions(state)[0])
-        )
-    )
-    return charged, wall, len(charged), turn, move
-
-
-async def main(games: int) -> None:
-    charged, wall, moves, turn, move = await arbiter_round_trips(games)
-    echo = await echo_round_trips(move, turn, max(2000, moves))
     print(
-        f"moves: {moves} in {games} torrent-7 games; "
+        f"moves: {moves} in {games * rounds} torrent-7 games; "
         f"typical Turn {turn.ByteSize()} B, Move {move.ByteSize()} B"
     )
     print(
@@ -130,6 +158,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--games", type=int, default=2, help="games per round")
+    parser.add_argument("--rounds", type=int, default=10, help="rounds of games, each followed by echoes")
     args = parser.parse_args()
-    asyncio.run(main(args.games))
+    configure_logging("warning")
+    asyncio.run(main(args.games, args.rounds))

@@ -13,9 +13,12 @@ class FakeHost:
     def __init__(self):
         self.sent = []
         self.finished = []
+        self.deliveries = []  # on_sent callbacks, run by the test when it "delivers" a Turn
 
-    def send(self, bot_name, message):
+    def send(self, bot_name, message, on_sent=None):
         self.sent.append((bot_name, message))
+        if on_sent is not None:
+            self.deliveries.append(on_sent)
 
     def match_finished(self, match):
         self.finished.append(match)
@@ -132,3 +135,25 @@ def test_resume_sends_the_position_and_the_running_clock():
     assert started.observation.flank.board.count("B") == 1
     clocks = {c.seat: c.remaining.ToTimedelta().total_seconds() for c in started.clocks}
     assert clocks[2] == 7.0 and clocks[1] == 10.0
+
+
+def test_the_clock_starts_when_the_turn_leaves_the_arbiter():
+    async def scenario():
+        match, host, clock = make_match(
+            "torrent", TimeControl(base=10.0, per_decision=1.0), options={"size": 5}
+        )
+        match.start()
+        turn = host.last("alice", "turn")
+        clock[0] += 0.8  # the Turn waited in the arbiter's queue (an extreme case)
+        host.deliveries[-1]()  # now it is handed to the transport
+        await asyncio.sleep(0.05)
+        clock[0] += 0.5
+        pending = match.pending
+        match._on_timer(pending)  # a timer set from the queueing time must not time the bot out
+        assert match.end is None and match.pending is pending
+        match.submit(1, turn.turn_id, Place("e5"))
+        return match
+
+    match = asyncio.run(scenario())
+    assert match.actions[0]["charged"] == 0.5
+    assert match.clocks.remaining[1] == 9.5

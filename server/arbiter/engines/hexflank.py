@@ -46,6 +46,7 @@ def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
+
 # The six cardinal directions, as pairs of opposites along the three axes.
 AXES = (((1, 0), (-1, 0)), ((0, 1), (0, -1)), ((1, -1), (-1, 1)))
 

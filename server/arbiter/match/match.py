@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 from ..engines import ActionError, IllegalAction, MalformedAction, get_rules
@@ -26,7 +27,11 @@ from .timecontrol import Clocks, TimeControl
 
 
 class MatchHost(Protocol):
-    def send(self, bot_name: str, message: pb.PlayResponse) -> None: ...
+    def send(
+        self, bot_name: str, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None
+    ) -> None:
+        """Deliver to the bot's live connection, if any; ``on_sent`` runs when the transport takes it."""
+        ...
 
     def match_finished(self, match: Match) -> None: ...
 
@@ -186,11 +191,12 @@ class Match:
             pending = PendingTurn(self.turn_counter, seat, 0.0, limit, legal)
             self.pending = pending
             message = self._turn_message(pending)
-            # The seat is charged from here: the message is built, only delivery remains.
+            # The seat is charged from here (the message is built, only delivery remains), or from
+            # the moment its connection hands the Turn to the transport, if that comes later.
             pending.issued = self.now()
             if limit is not None:
                 pending.timer = asyncio.get_running_loop().call_later(limit, self._on_timer, pending)
-            self._send(seat, message)
+            self.host.send(self.bots[seat], message, partial(self._turn_sent, pending))
             return
 
     def _send_turn(self, pending: PendingTurn) -> None:
@@ -245,9 +251,21 @@ class Match:
             )
         )
 
+    def _turn_sent(self, pending: PendingTurn) -> None:
+        """The Turn left the arbiter: the seat's clock runs from now (not from the queueing)."""
+        if self.pending is pending:
+            pending.issued = max(pending.issued, self.now())
+
     def _on_timer(self, pending: PendingTurn) -> None:
-        if self.pending is pending and self.end is None:
-            self._time_out(pending, self.now() - pending.issued)
+        if self.pending is not pending or self.end is not None or pending.limit is None:
+            return
+        elapsed = self.now() - pending.issued
+        if elapsed < pending.limit:  # the clock started when the Turn was sent: not yet
+            pending.timer = asyncio.get_running_loop().call_later(
+                pending.limit - elapsed, self._on_timer, pending
+            )
+            return
+        self._time_out(pending, elapsed)
 
     def _time_out(self, pending: PendingTurn, elapsed: float) -> None:
         seat = pending.seat

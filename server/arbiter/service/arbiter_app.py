@@ -55,6 +55,16 @@ OUTBOX_LIMIT = 1000
 SEEK_LIMIT = 16
 
 
+class Delivery:
+    """A message and what to do once it is handed to the transport (a Turn starts its clock)."""
+
+    __slots__ = ("message", "on_sent")
+
+    def __init__(self, message: pb.PlayResponse, on_sent: Callable[[], None]) -> None:
+        self.message = message
+        self.on_sent = on_sent
+
+
 class BotSession:
     """One open Play stream of a bot."""
 
@@ -62,10 +72,10 @@ class BotSession:
         self.bot_name = bot_name
         self.id = uuid.uuid4().hex[:12]
         # Unbounded as a queue; ``send`` enforces the limit (the writer's own end marker always fits).
-        self.outbox: asyncio.Queue[pb.PlayResponse | Closing | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[pb.PlayResponse | Delivery | Closing | None] = asyncio.Queue()
         self.closed = False
 
-    def send(self, message: pb.PlayResponse) -> None:
+    def send(self, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None) -> None:
         if self.closed:
             return
         if self.outbox.qsize() >= OUTBOX_LIMIT:
@@ -74,7 +84,7 @@ class BotSession:
                 self.outbox.get_nowait()
             self.close(errors.RESOURCE_EXHAUSTED, f"more than {OUTBOX_LIMIT} replies were waiting unread")
             return
-        self.outbox.put_nowait(message)
+        self.outbox.put_nowait(message if on_sent is None else Delivery(message, on_sent))
 
     def close(self, reason: str, message: str) -> None:
         if not self.closed:
@@ -156,10 +166,12 @@ class Arbiter:
             self._drop_seeks(session.bot_name)
             log.info("session_closed", bot=session.bot_name, session=session.id)
 
-    def send(self, bot_name: str, message: pb.PlayResponse) -> None:
+    def send(
+        self, bot_name: str, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None
+    ) -> None:
         session = self.sessions.get(bot_name)
         if session is not None:
-            session.send(message)
+            session.send(message, on_sent)
         elif message.HasField("match_ended"):
             self.undelivered.setdefault(bot_name, deque(maxlen=100)).append(message)
 

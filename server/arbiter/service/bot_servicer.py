@@ -15,7 +15,7 @@ from ..protocol import convert
 from ..v1 import bot_service_pb2 as pb
 from ..v1 import bot_service_pb2_grpc as pb_grpc
 from . import errors
-from .arbiter_app import Arbiter, BotSession, Closing
+from .arbiter_app import Arbiter, BotSession, Closing, Delivery
 
 log = structlog.get_logger("arbiter")
 
@@ -54,6 +54,9 @@ class BotServicer(pb_grpc.BotServiceServicer):
                     return
                 if isinstance(item, Closing):
                     await abort_with(context, item.reason, item.message)
+                if isinstance(item, Delivery):
+                    item.on_sent()
+                    item = item.message
                 await context.write(item)
         finally:
             reader.cancel()
