@@ -134,3 +134,12 @@ def test_serve_offers_health_and_stops_gracefully(tmp_path):
     events = [json.loads(line)["event"] for line in stderr.splitlines() if line.startswith("{")]
     assert events[0] == "serving" and events[-1] == "stopped"
     assert "secret" not in stderr
+
+
+def test_bot_labels_name_what_runs():
+    from arbiter.runner.local_match import label
+
+    assert label("greedy") == "greedy"
+    assert label("python -m arbiter_bot.examples.random_bot") == "random_bot"
+    assert label("/usr/bin/python3 bots/my_bot.py --fast") == "my_bot"
+    assert label("./mybot --level 3") == "mybot"

@@ -90,7 +90,10 @@ def label(spec: str) -> str:
     words = shlex.split(spec) or [spec]
     if "-m" in words[:-1]:
         return words[words.index("-m") + 1].rsplit(".", 1)[-1]
-    return words[0].rsplit("/", 1)[-1]
+    program = words[0].rsplit("/", 1)[-1]
+    if program.startswith("python") and len(words) > 1:  # python my_bot.py -> my_bot
+        return words[1].rsplit("/", 1)[-1].removesuffix(".py")
+    return program
 
 
 class LocalRunner:
