@@ -355,9 +355,6 @@ class FlankRules:
         st.unsettled = False
         return st
 
-    def options_of(self, state: FlankState) -> dict[str, Any]:
-        return {"size": state.geo.size}
-
     # --- queries ------------------------------------------------------------------------
     def to_move(self, state: FlankState) -> int | None:
         if state.over:
@@ -606,20 +603,4 @@ def state_from_observation(rules: FlankRules, obs: FlankObservation) -> FlankSta
     state.passes_in_row = 1 if obs.last_action == "pass" else 0
     state.over = obs.over
     state.unsettled = True  # unknown whether a guard cut the last cascade: re-examine every stone
-    return state
-
-
-def parse_board_text(rules: FlankRules, size: int, text: str) -> FlankState:
-    """A state holding the stones of a board text (events all equal, no history); for tests."""
-    state = rules.new_game({"size": size})
-    rows = text.split("/")
-    geo = state.geo
-    if len(rows) != len(geo.rows) or any(len(r) != len(g) for r, g in zip(rows, geo.rows, strict=True)):
-        raise ValueError(f"board text does not fit size {size}: {text!r}")
-    for row_text, row in zip(rows, geo.rows, strict=True):
-        for ch, p in zip(row_text, row, strict=True):
-            if ch not in CHAR_CELLS:
-                raise ValueError(f"bad board character {ch!r}")
-            state.board[p] = CHAR_CELLS[ch]
-    state.empties = [i for i in range(geo.count) if not state.board[i]]
     return state

@@ -305,16 +305,17 @@ class Match:
             self.pending = None
         self.end = end
         self.ended_wall = time.time()
-        colours = self.seat_colours()
+        observations = {seat: self.rules.observe(self.state, seat) for seat in (1, 2)}
+        colours = {seat: observation.colour for seat, observation in observations.items()}
         result = convert.result_to_pb(
-            None, end.reason, colours, end.scores, end.detail, end.winner_seat, end.faulty_seat
+            end.reason, colours, end.scores, end.detail, end.winner_seat, end.faulty_seat
         )
         texts = [entry["action"] for entry in self.actions]
         for seat in (1, 2):
             ended = pb.MatchEnded(
                 match_id=self.id,
                 result=result,
-                final_observation=convert.observation_to_pb(self.rules.observe(self.state, seat)),
+                final_observation=convert.observation_to_pb(observations[seat]),
                 seed=self.seed.hex() if self.game == "surge" else "",
                 seat=convert.seat_pb(seat),
                 actions=texts,

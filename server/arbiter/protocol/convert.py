@@ -11,7 +11,7 @@ from typing import Any
 
 from google.protobuf.duration_pb2 import Duration
 
-from ..engines import MalformedAction, OptionsError, Outcome
+from ..engines import MalformedAction, OptionsError
 from ..engines.hexflank import PASS, SWAP, FlankObservation, Pass, Place, Swap
 from ..engines.surge import SKIP, PlaceStone, Skip, SurgeObservation
 from ..match.timecontrol import TimeControl
@@ -331,7 +331,6 @@ def observation_from_pb(game: str, message: pb.Observation) -> Any:
 
 
 def result_to_pb(
-    outcome: Outcome | None,
     reason: str,
     seat_colours: Mapping[int, str],
     scores: Mapping[int, int],
@@ -339,9 +338,7 @@ def result_to_pb(
     winner_seat: int | None = None,
     faulty_seat: int | None = None,
 ) -> cpb.Result:
-    """A Result from the game's outcome, or from a match-level ending (timeout, forfeit, abort)."""
-    if outcome is not None:
-        winner_seat = outcome.winner_seat
+    """How a match ended: the game's own ending, or a timeout, forfeit or abort."""
     return cpb.Result(
         winner_seat=seat_pb(winner_seat),
         winner_colour=colour_pb(seat_colours.get(winner_seat)) if winner_seat else cpb.COLOUR_UNSPECIFIED,

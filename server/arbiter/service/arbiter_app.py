@@ -92,14 +92,13 @@ class BotSession:
             self.outbox.put_nowait(Closing(reason, message))
 
 
-@dataclass
+@dataclass(frozen=True)
 class SeekKey:
+    """Seeks pair when these agree."""
+
     game: str
     options: tuple[tuple[str, Any], ...]
     control: TimeControl
-
-    def __hash__(self) -> int:
-        return hash((self.game, self.options, self.control))
 
 
 class Arbiter:
