@@ -10,14 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent / d) for d in ("server", "clients/python")]
 
 import grpc  # noqa: E402
-from arbiter.protocol import convert  # noqa: E402
-from arbiter.v1 import bot_service_pb2 as pb  # noqa: E402
-from arbiter.v1 import bot_service_pb2_grpc as pb_grpc  # noqa: E402
-from arbiter.v1 import flank_pb2 as fpb  # noqa: E402
-from arbiter.v1 import surge_pb2 as spb  # noqa: E402
+from arbiter_wire import convert  # noqa: E402
+from arbiter_wire.v1 import bot_service_pb2 as pb  # noqa: E402
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc  # noqa: E402
+from arbiter_wire.v1 import flank_pb2 as fpb  # noqa: E402
+from arbiter_wire.v1 import surge_pb2 as spb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,7 +53,7 @@ def serve_process(*serve_args: str) -> Iterator[str]:
     import subprocess
 
     port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("server", "clients/python")))
     command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--log-level", "warning"]
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:

@@ -16,31 +16,31 @@ import time
 from typing import Any
 
 import _common  # noqa: F401 - puts server/ on the path
-from arbiter.engines.hexflank import PASS, Place
+from arbiter.hosting.host import LoopScheduler
+from arbiter.match.events import MatchEvent, TurnIssued, addressed_seats
 from arbiter.match.match import Match, MatchSetup
-from arbiter.match.timecontrol import TimeControl
-from arbiter.protocol import convert
-from arbiter.v1 import bot_service_pb2 as pb
+from arbiter.transport.encode import encode
+from arbiter_games.hexflank import PASS, Place
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
 
 
 class SerialisingHost:
-    """Keeps the last Turn; serialises every message as the transport would."""
+    """Keeps the last Turn; encodes and serialises every message as the transport would."""
 
     def __init__(self) -> None:
         self.turn: Any = None
 
-    def send(self, bot_name: str, message: pb.PlayResponse, on_sent: Any = None) -> None:
-        message.SerializeToString()
-        if message.HasField("turn"):
-            self.turn = message.turn
-        if on_sent is not None:
-            on_sent()
-
-    def match_finished(self, match: Match) -> None:
-        pass
-
-    def match_progress(self, match: Match) -> None:
-        pass
+    def __call__(self, event: MatchEvent) -> None:
+        for seat in addressed_seats(event):
+            message = encode(event, seat)
+            if message is None:
+                continue
+            message.SerializeToString()
+            if message.HasField("turn"):
+                self.turn = message.turn
+        if isinstance(event, TurnIssued) and event.delivered is not None:
+            event.delivered()
 
 
 async def play(games: int) -> tuple[int, float]:
@@ -50,7 +50,7 @@ async def play(games: int) -> tuple[int, float]:
     for number in range(games):
         host = SerialisingHost()
         setup = MatchSetup("torrent", {"size": 7}, {1: "a", 2: "b"}, TimeControl(base=600.0, increment=1.0))
-        match = Match(str(number), setup, host)
+        match = Match(str(number), setup, host, LoopScheduler())
         match.start()
         while match.end is None:
             turn = host.turn

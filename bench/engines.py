@@ -25,14 +25,19 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients" / "python"))
 
-from arbiter.engines import get_rules  # noqa: E402
-from arbiter.engines.hexflank import PASS, SWAP  # noqa: E402
+from arbiter_games.fravan import FRAVAN  # noqa: E402
+from arbiter_games.hexflank import PASS, SWAP, FlankRules  # noqa: E402
+from arbiter_games.surge import SURGE  # noqa: E402
+from arbiter_games.torrent import TORRENT  # noqa: E402
+
+#: The engines themselves (not their game definitions): what search code calls.
+FLANK: dict[str, FlankRules] = {"torrent": TORRENT, "fravan": FRAVAN}
 
 
 def flank_plies_per_second(name: str, seconds: float, in_place: bool) -> float:
-    rules = get_rules(name)
+    rules = FLANK[name]
     rng = random.Random(7)
     legal_actions = rules.legal_actions
     step = rules.apply_in_place if in_place else None
@@ -58,7 +63,7 @@ def flank_plies_per_second(name: str, seconds: float, in_place: bool) -> float:
 
 
 def surge_games_per_second(seconds: float, in_place: bool) -> float:
-    rules: Any = get_rules("surge")
+    rules: Any = SURGE
     rng = random.Random(7)
     legal_actions = rules.legal_actions
     outcome = rules.outcome

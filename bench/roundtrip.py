@@ -20,12 +20,13 @@ from typing import Any
 import grpc
 from _common import instant_bot, median, percentile
 from arbiter.logging_setup import configure_logging
-from arbiter.match.timecontrol import TimeControl
-from arbiter.protocol import convert
-from arbiter.service.arbiter_app import Arbiter, ArbiterConfig
-from arbiter.service.auth import BotDirectory
-from arbiter.service.server import create_server
-from arbiter.v1 import bot_service_pb2 as pb
+from arbiter.match.events import MatchEnded, MatchEvent
+from arbiter.node import Arbiter, ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
+from arbiter.transport.server import create_server
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
+from arbiter_wire.v1 import bot_service_pb2 as pb
 
 ECHO_METHOD = "/bench.Echo/Bidi"
 
@@ -80,22 +81,24 @@ class EchoServer:
         await self.server.stop(None)
 
 
-def typical_messages(match: Any) -> tuple[pb.PlayResponse, pb.PlayRequest]:
+def typical_messages(ended: MatchEnded) -> tuple[pb.PlayResponse, pb.PlayRequest]:
     """A mid-game Turn and Move of a finished Torrent-7 match."""
-    rules = match.rules
+    rules = ended.facts.game
     state = rules.new_game({"size": 7})
-    for entry in match.actions[: len(match.actions) // 2]:
+    actions = ended.record["actions"]
+    for entry in actions[: len(actions) // 2]:
         state = rules.apply(state, rules.parse_action(entry["action"]))
     legal = rules.legal_actions(state)
     turn = pb.PlayResponse(
         turn=pb.Turn(
-            match_id=match.id,
+            match_id=ended.facts.match_id,
             turn_id=64,
             observation=convert.observation_to_pb(rules.observe(state, 1)),
             legal=convert.legal_to_pb("torrent", legal),
         )
     )
-    move = pb.PlayRequest(move=pb.Move(match_id=match.id, turn_id=64, action=convert.action_to_pb(legal[0])))
+    action = convert.action_to_pb(legal[0])
+    move = pb.PlayRequest(move=pb.Move(match_id=ended.facts.match_id, turn_id=64, action=action))
     return turn, move
 
 
@@ -103,9 +106,14 @@ async def main(games: int, rounds: int) -> None:
     bots = BotDirectory()
     bots.add("a", "ta")
     bots.add("b", "tb")
-    ended: list[Any] = []
+    ended: list[MatchEnded] = []
+
+    def collect(event: MatchEvent) -> None:
+        if isinstance(event, MatchEnded):
+            ended.append(event)
+
     config = ArbiterConfig(bots=bots, default_control=TimeControl(base=600.0))
-    arbiter = Arbiter(config, on_match_end=ended.append)
+    arbiter = Arbiter(config, listeners=[collect])
     server = await create_server(config, arbiter=arbiter)
     spec = convert.spec_to_pb("torrent", {"size": 7})
     charged: list[float] = []
@@ -125,7 +133,8 @@ async def main(games: int, rounds: int) -> None:
                 instant_bot(channel, "ta", spec, games, 1), instant_bot(channel, "tb", spec, games, 2)
             )
             wall += time.perf_counter() - started
-            batch = [a["charged"] for m in ended[before:] for a in m.actions if a["charged"] is not None]
+            records = [m.record for m in ended[before:]]
+            batch = [a["charged"] for r in records for a in r["actions"] if a["charged"] is not None]
             charged += batch
             moves += len(batch)
             if echo_server is None:

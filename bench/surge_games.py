@@ -9,7 +9,7 @@ import random
 import sys
 
 import _common  # noqa: F401 - puts server/ on the path
-from arbiter.engines.surge import SURGE
+from arbiter_games.surge import SURGE
 
 
 def main() -> None:

@@ -1,8 +1,11 @@
-"""Generate the Python code for proto/arbiter/v1 into server/arbiter/v1 (committed).
+"""Generate the Python code for proto/arbiter/v1 into clients/python/arbiter_wire/v1 (committed).
 
     python proto/generate.py [--check]
 
 With --check, generate into a temporary folder and exit 1 if the committed code differs.
+
+protoc names the modules after the proto package (``arbiter.v1``); the generated imports are
+rewritten to the Python package that ships them, ``arbiter_wire.v1``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO = ROOT / "proto"
-OUT = ROOT / "server"
+TARGET = ROOT / "clients" / "python" / "arbiter_wire" / "v1"
 
 
 def include_dirs() -> list[str]:
@@ -42,6 +45,10 @@ def generate(out: Path) -> list[Path]:
     finally:
         os.chdir(cwd)
     generated = sorted((out / "arbiter" / "v1").glob("*.py*"))
+    for path in generated:
+        text = path.read_text(encoding="utf-8")
+        text = text.replace("from arbiter.v1 import", "from arbiter_wire.v1 import")
+        path.write_text(text, encoding="utf-8")
     return generated
 
 
@@ -49,7 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true", help="only compare with the committed code")
     args = parser.parse_args()
-    target = OUT / "arbiter" / "v1"
+    target = TARGET
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         (out / "arbiter" / "v1").mkdir(parents=True)

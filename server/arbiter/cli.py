@@ -93,7 +93,7 @@ def _policy_options(func: Any) -> Any:
 
 
 def _time_control(base: float, increment: float, per_decision: float | None) -> Any:
-    from .match.timecontrol import TimeControl
+    from arbiter_games.timecontrol import TimeControl
 
     try:
         return TimeControl(base=base or None, increment=increment if base else 0.0, per_decision=per_decision)
@@ -139,11 +139,12 @@ def serve(
     import signal
     from pathlib import Path
 
+    from arbiter_games.policy import MatchPolicy
+
     from .logging_setup import configure_logging
-    from .match.policy import MatchPolicy
-    from .service.arbiter_app import ArbiterConfig
-    from .service.auth import BotDirectory, TokenError
-    from .service.server import create_server
+    from .node import ArbiterConfig
+    from .sessions.auth import BotDirectory, TokenError
+    from .transport.server import create_server
 
     configure_logging(log_level)
     bots = BotDirectory()
@@ -178,7 +179,7 @@ def serve(
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        log.info("stopping", grace=grace, running_matches=len(server.arbiter.matches))
+        log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
         log.info("stopped")
 
@@ -231,18 +232,19 @@ def match_command(
     from datetime import datetime
     from pathlib import Path
 
+    from arbiter_games.policy import MatchPolicy
+
     from .logging_setup import configure_logging
-    from .match.policy import MatchPolicy
     from .runner.local_match import LocalRunner, RunnerConfig, RunnerError
     from .runner.report import Reporter
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
     options = {} if game == "surge" else ({"size": size} if size else {})
-    from .engines import OptionsError, get_rules
+    from arbiter_games import OptionsError, get_game
 
     try:
-        get_rules(game).new_game(options)
+        get_game(game).new_game(options)
     except OptionsError as exc:
         raise click.BadParameter(str(exc), param_hint="--size") from exc
     folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
@@ -277,7 +279,7 @@ def match_command(
 @click.argument("name")
 def token(name: str) -> None:
     """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter."""
-    from .service.auth import hash_token, new_token
+    from .sessions.auth import hash_token, new_token
 
     secret = new_token()
     click.echo(f"token for the bot:        {secret}")
@@ -291,7 +293,6 @@ def replay(file: str, quiet: bool) -> None:
     """Replay a match record through the engine, check it, and print the boards."""
     from .match.replay import RecordError, load_record
     from .match.replay import replay as run_replay
-    from .render import render
 
     try:
         record = load_record(file)
@@ -304,7 +305,7 @@ def replay(file: str, quiet: bool) -> None:
     if not quiet:
         for number, (text, state) in enumerate(zip(report.actions, report.states[1:], strict=True), 1):
             click.echo(f"\n{number}. {text}")
-            click.echo(render(report.rules, state))
+            click.echo(report.rules.render_text(state))
     result = record["result"]
     click.echo(
         f"\nresult: {result['reason']}, winner seat {result['winner_seat']}, scores {result['scores']}"

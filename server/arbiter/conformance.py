@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engines import get_rules
-from .engines.hexflank import FlankRules
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import FlankRules
+from arbiter_games.torrent import TORRENT
+
+FLANK_ENGINES: dict[str, FlankRules] = {"torrent": TORRENT, "fravan": FRAVAN}
 
 CaseRunner = Callable[[dict[str, Any]], "str | None"]
 
@@ -43,7 +46,7 @@ def _check_expect(expect: dict[str, Any], actual: dict[str, Any]) -> str | None:
 
 
 def run_flank_case(case: dict[str, Any]) -> str | None:
-    rules: FlankRules = get_rules(case["game"])
+    rules: FlankRules = FLANK_ENGINES[case["game"]]
     state = rules.new_game(case.get("options") or {})
     trace = case.get("trace")
     for i, text in enumerate(case["actions"]):
@@ -75,7 +78,7 @@ def run_flank_case(case: dict[str, Any]) -> str | None:
 
 
 def run_surge_case(case: dict[str, Any]) -> str | None:
-    from .engines import surge
+    from arbiter_games import surge
 
     rules = surge.SURGE
     orders = case["draw_order"]
@@ -121,7 +124,7 @@ def run_surge_case(case: dict[str, Any]) -> str | None:
 
 
 def run_surge_step_case(case: dict[str, Any]) -> str | None:
-    from .engines import surge
+    from arbiter_games import surge
 
     board, scored = surge.surge_step(surge.parse_board(case["board"]))
     expect = case["expect"]
@@ -130,7 +133,7 @@ def run_surge_step_case(case: dict[str, Any]) -> str | None:
 
 
 def run_surge_shuffle_case(case: dict[str, Any]) -> str | None:
-    from .engines import surge
+    from arbiter_games import surge
 
     seed_hex = case["seed"]
     seed = bytes.fromhex(seed_hex)

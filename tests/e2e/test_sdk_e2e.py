@@ -10,14 +10,11 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("arbiter.service.server")
+pytest.importorskip("arbiter.transport.server")
 
-from arbiter.engines.hexflank import Place  # noqa: E402
-from arbiter.match.policy import MatchPolicy  # noqa: E402
-from arbiter.match.timecontrol import TimeControl as ServerTimeControl  # noqa: E402
-from arbiter.service.arbiter_app import ArbiterConfig  # noqa: E402
-from arbiter.service.auth import BotDirectory  # noqa: E402
-from arbiter.service.server import RunningServer, create_server  # noqa: E402
+from arbiter.node import ArbiterConfig  # noqa: E402
+from arbiter.sessions.auth import BotDirectory  # noqa: E402
+from arbiter.transport.server import RunningServer, create_server  # noqa: E402
 from arbiter_bot import (  # noqa: E402
     AuthenticationError,
     Backoff,
@@ -34,6 +31,9 @@ from arbiter_bot import (  # noqa: E402
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot  # noqa: E402
 from arbiter_bot.examples.random_bot import RandomBot  # noqa: E402
 from arbiter_bot.examples.surge_tips import SurgeTipsBot  # noqa: E402
+from arbiter_games.hexflank import Place  # noqa: E402
+from arbiter_games.policy import MatchPolicy  # noqa: E402
+from arbiter_games.timecontrol import TimeControl as ServerTimeControl  # noqa: E402
 
 TOKENS = {"alice": "token-alice", "bob": "token-bob"}
 FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.1)

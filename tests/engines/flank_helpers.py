@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arbiter.engines.hexflank import CHAR_CELLS, FlankRules, FlankState
+from arbiter_games.hexflank import CHAR_CELLS, FlankRules, FlankState
 
 
 def position(

@@ -1,10 +1,10 @@
 """Board geometry, point names, board text, and malformed vs illegal actions (Torrent/Fravan)."""
 
 import pytest
-from arbiter.engines import IllegalAction, MalformedAction, OptionsError
-from arbiter.engines.fravan import FRAVAN
-from arbiter.engines.hexflank import PASS, SWAP, Place, geometry
-from arbiter.engines.torrent import TORRENT
+from arbiter_games import IllegalAction, MalformedAction, OptionsError
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import PASS, SWAP, Place, geometry
+from arbiter_games.torrent import TORRENT
 
 
 @pytest.mark.parametrize("size", [5, 6, 7, 8, 9])

@@ -1,8 +1,8 @@
 """Decision: the cascade guard stops a stage that would repeat a position of this turn."""
 
-from arbiter.engines import hexflank
-from arbiter.engines.hexflank import Place
-from arbiter.engines.torrent import TORRENT
+from arbiter_games import hexflank
+from arbiter_games.hexflank import Place
+from arbiter_games.torrent import TORRENT
 
 from .flank_helpers import cell, position
 

@@ -3,9 +3,9 @@
 import random
 
 import pytest
-from arbiter.engines.fravan import FRAVAN
-from arbiter.engines.hexflank import PASS, Place, state_from_observation
-from arbiter.engines.torrent import TORRENT
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import PASS, Place, state_from_observation
+from arbiter_games.torrent import TORRENT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

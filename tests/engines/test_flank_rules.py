@@ -1,8 +1,8 @@
 """Each rule and decision of torrent-fravan.md on a small hand-built position (size 5)."""
 
-from arbiter.engines.fravan import FRAVAN
-from arbiter.engines.hexflank import PASS, SWAP, Place
-from arbiter.engines.torrent import TORRENT
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import PASS, SWAP, Place
+from arbiter_games.torrent import TORRENT
 
 from .flank_helpers import cell, position
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from arbiter.engines.base import IllegalAction, MalformedAction
-from arbiter.engines.surge import (
+from arbiter_games.base import IllegalAction, MalformedAction
+from arbiter_games.surge import (
     SKIP,
     SQUARES,
     SURGE,

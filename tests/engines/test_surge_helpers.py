@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arbiter.engines.surge import EMPTY_COLUMN, FILES, Column, board_squares, format_board, surge_step
+from arbiter_games.surge import EMPTY_COLUMN, FILES, Column, board_squares, format_board, surge_step
 
 
 def board(stones: dict[str, str]) -> list[Column]:

@@ -7,9 +7,9 @@ import copy
 import random
 from collections import Counter
 
-import arbiter.engines.surge as surge_module
+import arbiter_games.surge as surge_module
 import pytest
-from arbiter.engines.surge import (
+from arbiter_games.surge import (
     SKIP,
     SQUARES,
     STONES,

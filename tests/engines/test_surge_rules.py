@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from arbiter.engines.base import IllegalAction, OptionsError
-from arbiter.engines.surge import (
+from arbiter_games.base import IllegalAction, OptionsError
+from arbiter_games.surge import (
     BLUE,
     ORANGE,
     SKIP,

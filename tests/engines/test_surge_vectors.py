@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arbiter.engines.surge import (
+from arbiter_games.surge import (
     SURGE,
     board_text,
     colour_scores,

@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from arbiter.engines import get_rules
-from arbiter.engines.surge import SKIP
+from arbiter_games import get_game
+from arbiter_games.surge import SKIP
 
 FLANK_GAMES = [("torrent", 5), ("torrent", 6), ("torrent", 7), ("torrent", 9), ("fravan", 5), ("fravan", 7)]
 
@@ -15,7 +15,7 @@ FLANK_GAMES = [("torrent", 5), ("torrent", 6), ("torrent", 7), ("torrent", 9), (
 def random_game(game: str, options: dict[str, Any], seed: int) -> Iterator[tuple[Any, Any]]:
     """(rules, state) for every state of one random game, the final one included."""
     rng = random.Random(seed)
-    rules = get_rules(game)
+    rules = get_game(game)
     state = rules.new_game(options, seed=rng.randbytes(32)) if game == "surge" else rules.new_game(options)
     while True:
         yield rules, state

@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from arbiter.engines.hexflank import PASS, SWAP, Place
-from arbiter.engines.surge import SKIP, PlaceStone
-from arbiter.protocol import convert
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import common_pb2 as cpb
 from arbiter_bot.bot import TimeControl
 from arbiter_bot.client import (
     clocks_from_pb,
@@ -16,6 +11,11 @@ from arbiter_bot.client import (
     time_control_from_pb,
     time_control_to_pb,
 )
+from arbiter_games.hexflank import PASS, SWAP, Place
+from arbiter_games.surge import SKIP, PlaceStone
+from arbiter_wire import convert
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import common_pb2 as cpb
 from google.protobuf.duration_pb2 import Duration
 
 from .helpers import FLANK_GAMES, random_game

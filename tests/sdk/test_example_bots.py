@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from arbiter.engines import get_rules
-from arbiter.engines.hexflank import PASS, SWAP, Place
-from arbiter.protocol import convert
 from arbiter_bot.bot import Bot, TurnContext
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_bot.examples.surge_tips import SurgeTipsBot
 from arbiter_bot.local import compare, load_bot, play_local
+from arbiter_games.hexflank import PASS, SWAP, Place
+from arbiter_games.torrent import TORRENT
+from arbiter_wire import convert
 
 from .helpers import FLANK_GAMES, decision_points
 
@@ -61,7 +61,7 @@ def test_surge_bots_answer_legally(make: Any) -> None:
 
 
 def test_random_bot_places_rather_than_passing() -> None:
-    rules = get_rules("torrent")
+    rules = TORRENT
     state = rules.apply(rules.new_game({"size": 5}), Place("e5"))
     legal = list(rules.legal_actions(state))
     assert PASS in legal and SWAP in legal
@@ -71,7 +71,7 @@ def test_random_bot_places_rather_than_passing() -> None:
 
 
 def test_greedy_flank_passes_to_win_and_never_to_lose() -> None:
-    rules = get_rules("torrent")
+    rules = TORRENT
     state = rules.new_game({"size": 5})
     for action in (Place("e5"), Place("a5"), Place("e1")):
         state = rules.apply(state, action)

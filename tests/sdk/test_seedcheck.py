@@ -7,10 +7,10 @@ import random
 from typing import Any
 
 import pytest
-from arbiter.engines.surge import SURGE, SurgeObservation, commitment, draw_order
 from arbiter_bot.bot import MatchSummary
 from arbiter_bot.client import verify_seed
-from arbiter_bot.seedcheck import SeedMismatch, SeedRecorder, check_surge_seed
+from arbiter_games.surge import SURGE, SurgeObservation, commitment, draw_order
+from arbiter_games.surge_seed import SeedMismatch, SeedRecorder, check_surge_seed
 
 RULES_SEED = bytes(range(32))  # the example on the rules page
 

@@ -10,12 +10,6 @@ from typing import Any
 
 import grpc
 import pytest
-from arbiter.engines import get_rules
-from arbiter.engines.hexflank import Place
-from arbiter.engines.surge import SURGE, commitment
-from arbiter.protocol import convert
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import common_pb2 as cpb
 from arbiter_bot import (
     BadRequestError,
     Bot,
@@ -29,6 +23,12 @@ from arbiter_bot import (
 from arbiter_bot.bot import TimeControl
 from arbiter_bot.client import time_control_to_pb
 from arbiter_bot.errors import rich_status
+from arbiter_games import get_game
+from arbiter_games.hexflank import Place
+from arbiter_games.surge import SURGE, commitment
+from arbiter_wire import convert
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import common_pb2 as cpb
 from google.protobuf import any_pb2
 from google.protobuf.duration_pb2 import Duration
 from google.rpc import error_details_pb2, status_pb2
@@ -120,7 +120,7 @@ def match_started(
 def turn_of(
     game: str, state: Any, match_id: str = "m1", turn_id: int = 1, limit: float | None = 5.0
 ) -> pb.Turn:
-    rules = get_rules(game)
+    rules = get_game(game)
     seat = rules.to_move(state)
     obs = rules.observe(state, seat)
     return pb.Turn(
@@ -136,7 +136,7 @@ def turn_of(
 
 
 def torrent_start() -> Any:
-    return get_rules("torrent").new_game({"size": 5})
+    return get_game("torrent").new_game({"size": 5})
 
 
 def rejected(reason: str, code: grpc.StatusCode, may_retry: bool, turn_id: int = 1) -> pb.MoveRejected:
@@ -275,7 +275,7 @@ def test_endless_rejections_end_in_an_untried_legal_action() -> None:
 
     last = run(scenario()).move
     action = convert.action_from_pb("torrent", last.action)
-    assert action in get_rules("torrent").legal_actions(torrent_start())
+    assert action in get_game("torrent").legal_actions(torrent_start())
     assert len(bot.contexts) == 3  # asked once, then retried twice
 
 
@@ -287,7 +287,7 @@ def test_a_failing_choose_falls_back_or_stops() -> None:
         return await h.sent()
 
     action = convert.action_from_pb("torrent", run(fallback()).move.action)
-    assert action in get_rules("torrent").legal_actions(torrent_start())
+    assert action in get_game("torrent").legal_actions(torrent_start())
 
     async def strict() -> Harness:
         h = Harness(ScriptedBot([RuntimeError("bug")]), fallback_on_error=False)

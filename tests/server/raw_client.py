@@ -8,14 +8,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-from arbiter.match.policy import MatchPolicy
-from arbiter.match.timecontrol import TimeControl
-from arbiter.protocol import convert
-from arbiter.service.arbiter_app import ArbiterConfig
-from arbiter.service.auth import BotDirectory
-from arbiter.service.server import RunningServer, create_server
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import bot_service_pb2_grpc as pb_grpc
+from arbiter.node import ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
+from arbiter.transport.server import RunningServer, create_server
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 
 TOKENS = {"alice": "token-alice", "bob": "token-bob", "carol": "token-carol"}
 
@@ -58,9 +58,13 @@ class RawBot:
         return message
 
     async def expect(self, kind: str, timeout: float = 10.0) -> Any:
-        """The next message, which must be of ``kind``; returns its payload."""
+        """The next message, which must be of ``kind``; returns its payload. A SeekPending (a seek
+        waiting for its opponent) is passed over unless it is what the test expects."""
         message = await self.next(timeout)
         got = message.WhichOneof("kind")
+        while got == "seek_pending" and kind != "seek_pending":
+            message = await self.next(timeout)
+            got = message.WhichOneof("kind")
         assert got == kind, f"expected {kind}, got {got}: {message}"
         return getattr(message, kind)
 

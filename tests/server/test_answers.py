@@ -2,8 +2,8 @@
 
 import asyncio
 
-from arbiter.engines.hexflank import Place
-from arbiter.service.errors import reason_of
+from arbiter_games.hexflank import Place
+from arbiter_wire.reasons import reason_of
 
 from .raw_client import connect, running_server
 

@@ -4,8 +4,8 @@ import asyncio
 
 import grpc
 import pytest
-from arbiter.service.auth import BotDirectory, TokenError, hash_token
-from arbiter.service.errors import reason_of
+from arbiter.sessions.auth import BotDirectory, TokenError, hash_token
+from arbiter_wire.reasons import reason_of
 from grpc_status import rpc_status
 
 from .raw_client import RawBot, running_server
@@ -20,7 +20,7 @@ def test_bad_token_is_unauthenticated(token):
                 await bot.next()
             status = rpc_status.from_call(info.value)
             await bot.close()
-            return info.value.code(), status, len(server.arbiter.sessions)
+            return info.value.code(), status, len(server.arbiter.sessions.sessions)
 
     code, status, sessions = asyncio.run(scenario())
     assert code == grpc.StatusCode.UNAUTHENTICATED

@@ -4,13 +4,14 @@ import asyncio
 
 import grpc
 import pytest
-from arbiter.engines.hexflank import Place
-from arbiter.match.timecontrol import TimeControl
-from arbiter.protocol import convert
-from arbiter.service.arbiter_app import OUTBOX_LIMIT, SEEK_LIMIT, BotSession, Closing
-from arbiter.service.errors import reason_of
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import common_pb2 as cpb
+from arbiter.sessions.session import BotSession, Closing
+from arbiter_games.hexflank import Place
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
+from arbiter_wire.limits import OUTBOX_BYTES_LIMIT, SEEK_LIMIT
+from arbiter_wire.reasons import reason_of
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import common_pb2 as cpb
 from grpc_status import rpc_status
 
 from .raw_client import TOKENS, RawBot, connect, play_out, running_server
@@ -55,7 +56,7 @@ def test_second_connection_replaces_the_first():
             with pytest.raises(grpc.aio.AioRpcError) as info:
                 await first.next()
             status = rpc_status.from_call(info.value)
-            alive = server.arbiter.sessions["carol"]
+            alive = server.arbiter.sessions.sessions["carol"]
             await first.close()
             await second.close()
             return info.value.code(), status, alive
@@ -168,7 +169,7 @@ def test_open_seeks_are_limited_per_bot():
                 await bot.seek("torrent", {"size": 5})
             rejected = await bot.expect("seek_rejected")
             await bot.close()
-            return rejected, server.arbiter.waiting
+            return rejected, server.arbiter.matchmaker.queues
 
     rejected, waiting = asyncio.run(scenario())
     assert reason_of(rejected.status) == "RESOURCE_EXHAUSTED"
@@ -176,16 +177,20 @@ def test_open_seeks_are_limited_per_bot():
 
 
 def test_a_session_whose_replies_pile_up_unread_is_closed():
-    """The outbox of a bot that sends far faster than it reads is bounded (the writer is stuck
-    behind gRPC flow control); past the bound the session closes with RESOURCE_EXHAUSTED."""
+    """The outbox of a bot that sends far faster than it reads is bounded in bytes (the writer is
+    stuck behind gRPC flow control); past the bound the session closes with RESOURCE_EXHAUSTED."""
 
     async def scenario():
         session = BotSession("alice")
-        for _ in range(OUTBOX_LIMIT + 5):
-            session.send(pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id="m", turn_id=1)))
+        message = pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id="m" * 60_000, turn_id=1))
+        sent = 0
+        while not session.closed:
+            session.send(message)
+            sent += 1
+        assert sent == OUTBOX_BYTES_LIMIT // message.ByteSize() + 1  # the bound is in bytes, not messages
         items = []
-        while not session.outbox.empty():
-            items.append(session.outbox.get_nowait())
+        while session.pending():
+            items.append(await session.next_item())
         return session, items
 
     session, items = asyncio.run(scenario())

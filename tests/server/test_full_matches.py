@@ -5,9 +5,9 @@ import json
 import random
 
 import pytest
-from arbiter.engines.hexflank import Place
 from arbiter.match.replay import load_record, replay
-from arbiter.v1 import common_pb2 as cpb
+from arbiter_games.hexflank import Place
+from arbiter_wire.v1 import common_pb2 as cpb
 
 from .raw_client import connect, play_out, running_server
 

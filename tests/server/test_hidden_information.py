@@ -4,17 +4,17 @@ import asyncio
 import random
 
 import pytest
-from arbiter.engines import get_rules
-from arbiter.engines.surge import SURGE
 from arbiter.match.match import MatchSetup
-from arbiter.protocol import convert
+from arbiter_games import get_game
+from arbiter_games.surge import SURGE
+from arbiter_wire import convert
 
 from .raw_client import connect, play_out, running_server
 
 
 def decision_states(game, options, seed, actions):
     """The state at each decision the arbiter asked for (auto skips are not decisions)."""
-    rules = get_rules(game)
+    rules = get_game(game)
     state = rules.new_game(options, seed)
     states = []
     for text in actions:
@@ -39,7 +39,7 @@ def test_every_observation_sent_is_observe_of_that_moment(game, options):
                 play_out(alice, lambda t, legal: rng.choice(legal)),
                 play_out(bob, lambda t, legal: rng.choice(legal)),
             )
-            match = server.arbiter.recent[-1]
+            match = server.arbiter.hosting.recent[-1]
             await alice.close()
             await bob.close()
             return alice.received + bob.received, ends, match.seed

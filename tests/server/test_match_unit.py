@@ -2,29 +2,32 @@
 
 import asyncio
 
-from arbiter.engines.hexflank import Place
+from arbiter.match.events import MatchEnded, TurnIssued, addressed_seats
 from arbiter.match.match import Match, MatchSetup
-from arbiter.match.policy import MatchPolicy
-from arbiter.match.timecontrol import TimeControl
-from arbiter.service.errors import reason_of
+from arbiter.transport.encode import encode
+from arbiter_games.hexflank import Place
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire.reasons import reason_of
 
 
 class FakeHost:
+    """Follows a match's events as the transport would: each one encoded for its seats."""
+
     def __init__(self):
         self.sent = []
         self.finished = []
-        self.deliveries = []  # on_sent callbacks, run by the test when it "delivers" a Turn
+        self.events = []
+        self.deliveries = []  # delivered callbacks, run by the test when it "delivers" a Turn
 
-    def send(self, bot_name, message, on_sent=None):
-        self.sent.append((bot_name, message))
-        if on_sent is not None:
-            self.deliveries.append(on_sent)
-
-    def match_finished(self, match):
-        self.finished.append(match)
-
-    def match_progress(self, match):
-        pass
+    def __call__(self, event):
+        self.events.append(event)
+        for seat in addressed_seats(event):
+            self.sent.append((event.facts.bots[seat], encode(event, seat)))
+        if isinstance(event, TurnIssued) and event.delivered is not None:
+            self.deliveries.append(event.delivered)
+        if isinstance(event, MatchEnded):
+            self.finished.append(event)
 
     def kinds(self, bot_name):
         return [m.WhichOneof("kind") for name, m in self.sent if name == bot_name]
@@ -35,13 +38,24 @@ class FakeHost:
         ][-1]
 
 
+class RecordingScheduler:
+    """Records every timer the match asks for (its delay); runs them on the loop when there is one."""
+
+    def __init__(self):
+        self.delays = []
+
+    def call_later(self, delay, callback):
+        self.delays.append(delay)
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+
 def make_match(game, control, policy=None, options=None, seed=None):
     clock = [100.0]
     host = FakeHost()
     setup = MatchSetup(
         game, options or {}, {1: "alice", 2: "bob"}, control, policy or MatchPolicy(), seed=seed
     )
-    match = Match("m1", setup, host, now=lambda: clock[0])
+    match = Match("m1", setup, host, RecordingScheduler(), now=lambda: clock[0])
     return match, host, clock
 
 
@@ -113,7 +127,7 @@ def test_default_action_in_surge_is_a_seeded_random_legal_action():
     match_a, legal = run(lambda: scenario(b"a" * 32))
     entry = match_a.actions[0]
     assert entry["auto"] == "default" and entry["seat"] == 1
-    assert entry["action"] != "pass" and any(match_a.rules.format_action(a) == entry["action"] for a in legal)
+    assert entry["action"] != "pass" and any(match_a.game.format_action(a) == entry["action"] for a in legal)
     match_b, _ = run(lambda: scenario(b"a" * 32))
     assert match_b.actions[0]["action"] == entry["action"]  # the same seed, the same choice
     assert match_a.end is None and match_a.pending.seat == 2  # the game goes on

@@ -3,13 +3,13 @@
 import asyncio
 import time
 
-from arbiter.engines.hexflank import Place
-from arbiter.match.policy import MatchPolicy
-from arbiter.match.timecontrol import TimeControl
-from arbiter.service.errors import reason_of
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import common_pb2 as cpb
-from arbiter.v1 import flank_pb2 as fpb
+from arbiter_games.hexflank import Place
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire.reasons import reason_of
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import common_pb2 as cpb
+from arbiter_wire.v1 import flank_pb2 as fpb
 
 from .raw_client import play_out, running_server
 from .test_answers import start_torrent

@@ -2,8 +2,8 @@
 
 import asyncio
 
-from arbiter.engines.hexflank import PASS, SWAP, Place
-from arbiter.v1 import common_pb2 as cpb
+from arbiter_games.hexflank import PASS, SWAP, Place
+from arbiter_wire.v1 import common_pb2 as cpb
 
 from .raw_client import running_server
 from .test_answers import start_torrent

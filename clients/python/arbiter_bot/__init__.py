@@ -6,6 +6,8 @@ or :func:`run_bot` (asyncio). See ``clients/python/README.md`` and ``docs/protoc
 
 from __future__ import annotations
 
+from arbiter_games.surge_seed import SeedMismatch, SeedRecorder, check_surge_seed
+
 from .bot import (
     ABORTED,
     DRAW,
@@ -21,7 +23,6 @@ from .bot import (
 )
 from .client import Backoff, Session, run, run_bot
 from .errors import ArbiterError, AuthenticationError, BadRequestError, ReplacedError
-from .seedcheck import SeedMismatch, SeedRecorder, check_surge_seed
 
 __all__ = [
     "ABORTED",

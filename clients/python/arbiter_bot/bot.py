@@ -1,7 +1,7 @@
 """What a bot author writes against: the ``Bot`` base class and the small records it is handed.
 
 A bot implements one method, :meth:`Bot.choose`. Observations and actions are the engines' own
-domain objects (``arbiter.engines.hexflank`` for Torrent/Fravan, ``arbiter.engines.surge`` for
+domain objects (``arbiter_games.hexflank`` for Torrent/Fravan, ``arbiter_games.surge`` for
 Surge Stones), so a bot can rebuild a position and search it with the same rules the arbiter runs.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.match.timecontrol import TimeControl as TimeControl
+from arbiter_games.timecontrol import TimeControl as TimeControl
 
 #: Timeout policies as words (``TimeoutPolicy`` on the wire).
 TIMEOUT_LOSS = "loss"

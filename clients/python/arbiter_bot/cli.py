@@ -28,12 +28,12 @@ from typing import Any
 
 import grpc
 import structlog
-from arbiter.engines import GAMES, get_rules
+from arbiter_games import GAMES, get_game
+from arbiter_games.surge_seed import SeedMismatch
 
 from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
 from .client import run_bot
 from .errors import ArbiterError, AuthenticationError, ReplacedError
-from .seedcheck import SeedMismatch
 
 DEFAULT_SERVER = "localhost:50051"
 
@@ -74,9 +74,7 @@ class BotOptions:
     @property
     def spec(self) -> tuple[str, dict[str, Any]]:
         """(game, options) for :func:`arbiter_bot.run_bot`."""
-        if self.game == "surge" or self.size is None:
-            return self.game, {}
-        return self.game, {"size": self.size}
+        return self.game, ({} if self.size is None else {"size": self.size})
 
 
 def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -> argparse.ArgumentParser:
@@ -147,12 +145,12 @@ def parse_options(
     if game not in games:
         parser.error(f"this bot plays {', '.join(games)}, not {game!r} (from ${ENV_GAME})")
     size = args.size if args.size is not None else _env_number(parser, env, ENV_SIZE, int)
-    if game == "surge":
-        size = None  # Surge has no board size; a runner may set $ARBITER_SIZE for every game
-    elif size is not None:
-        sizes = get_rules(game).sizes
-        if size not in sizes:
-            parser.error(f"{game} is played on sizes {', '.join(map(str, sizes))}, not {size}")
+    size_option = next((o for o in get_game(game).options if o.name == "size"), None)
+    if size_option is None:
+        size = None  # e.g. Surge has no board size; a runner may set $ARBITER_SIZE for every game
+    elif size is not None and size not in size_option.choices:
+        sizes = ", ".join(map(str, size_option.choices))
+        parser.error(f"{game} is played on sizes {sizes}, not {size}")
     count = args.games if args.games is not None else _env_number(parser, env, ENV_GAMES, int)
     if count is not None and count < 0:
         parser.error("--games must not be negative")

@@ -26,20 +26,24 @@ from typing import Any
 import grpc
 import grpc.aio
 import structlog
-from arbiter.engines import GAMES, get_rules
-from arbiter.engines.surge import SurgeObservation
-from arbiter.protocol import convert
-from arbiter.v1 import bot_service_pb2 as pb
-from arbiter.v1 import bot_service_pb2_grpc as pb_grpc
-from arbiter.v1 import common_pb2 as cpb
+from arbiter_games import GAMES, SeedCheck, get_game
+from arbiter_games.surge_seed import SeedMismatch
+from arbiter_wire import convert
+from arbiter_wire.limits import (
+    CLIENT_CHANNEL_OPTIONS,
+    ILLEGAL_POLICY_FROM_PB,
+    SEEK_LIMIT,
+    TIMEOUT_POLICY_FROM_PB,
+)
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
+from arbiter_wire.v1 import common_pb2 as cpb
 
 from .bot import (
     ABORTED,
     DRAW,
     ILLEGAL_FORFEIT,
-    ILLEGAL_REJECT,
     LOSS,
-    TIMEOUT_DEFAULT_ACTION,
     TIMEOUT_LOSS,
     UNKNOWN,
     WIN,
@@ -65,7 +69,6 @@ from .errors import (
     rich_status,
     status_code_name,
 )
-from .seedcheck import SeedMismatch, SeedRecorder
 
 log = structlog.get_logger("arbiter_bot")
 
@@ -115,9 +118,7 @@ def spec_of(spec: Spec) -> tuple[str, dict[str, Any]]:
     game, options = (spec, {}) if isinstance(spec, str) else (spec[0], dict(spec[1]))
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
-    if game == "surge" and options:
-        raise ValueError(f"Surge Stones takes no options, got {sorted(options)}")
-    return game, options
+    return game, options  # the arbiter checks the options (SeekRejected BAD_REQUEST)
 
 
 time_control_to_pb = convert.time_control_to_pb
@@ -134,19 +135,10 @@ def clocks_from_pb(clocks: Sequence[cpb.Clock]) -> dict[int, float | None]:
     return out
 
 
-_TIMEOUT_POLICIES = {1: TIMEOUT_LOSS, 2: TIMEOUT_DEFAULT_ACTION}
-_ILLEGAL_POLICIES = {1: ILLEGAL_FORFEIT, 2: ILLEGAL_REJECT}
-
-
 #: Client keepalive: a ping every 20 s, the connection counts as dead 10 s after an unanswered one.
-KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
-    ("grpc.keepalive_time_ms", 20_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-)
+KEEPALIVE_OPTIONS = CLIENT_CHANNEL_OPTIONS
 #: Open seeks the arbiter accepts from one bot (more are refused with RESOURCE_EXHAUSTED).
-MAX_OPEN_SEEKS = 16
+MAX_OPEN_SEEKS = SEEK_LIMIT
 
 
 def match_info_from_pb(message: pb.MatchStarted) -> MatchInfo:
@@ -161,8 +153,8 @@ def match_info_from_pb(message: pb.MatchStarted) -> MatchInfo:
         time_control=time_control_from_pb(message.time_control),
         seed_commitment=message.seed_commitment,
         resumed=message.resumed,
-        timeout_policy=_TIMEOUT_POLICIES.get(int(message.timeout_policy), TIMEOUT_LOSS),
-        illegal_action_policy=_ILLEGAL_POLICIES.get(int(message.illegal_action_policy), ILLEGAL_FORFEIT),
+        timeout_policy=TIMEOUT_POLICY_FROM_PB.get(message.timeout_policy, TIMEOUT_LOSS),
+        illegal_action_policy=ILLEGAL_POLICY_FROM_PB.get(message.illegal_action_policy, ILLEGAL_FORFEIT),
         clocks=clocks_from_pb(message.clocks),
         observation=(
             convert.observation_from_pb(game, message.observation)
@@ -208,11 +200,11 @@ def summary_from_pb(info: MatchInfo, message: pb.MatchEnded) -> MatchSummary:
     )
 
 
-def verify_seed(summary: MatchSummary, recorder: SeedRecorder | None) -> MatchSummary:
-    """The summary with the Surge seed verdict filled in (unchanged for other games)."""
-    if summary.game != "surge" or recorder is None:
+def verify_seed(summary: MatchSummary, recorder: SeedCheck | None) -> MatchSummary:
+    """The summary with the seed verdict filled in (unchanged for games without chance)."""
+    if recorder is None:
         return summary
-    if isinstance(summary.final_observation, SurgeObservation):
+    if summary.final_observation is not None:
         recorder.record(summary.final_observation)
     if not summary.seed:
         return dataclasses.replace(
@@ -225,7 +217,7 @@ def verify_seed(summary: MatchSummary, recorder: SeedRecorder | None) -> MatchSu
 @dataclass
 class _Match:
     info: MatchInfo
-    recorder: SeedRecorder | None
+    recorder: SeedCheck | None
     turn_id: int = -1
     observation: Any = None
     legal: list[Any] = field(default_factory=list)
@@ -460,6 +452,9 @@ class Session:
             await self._on_match_ended(response.match_ended)
         elif kind == "seek_rejected":
             self._on_seek_rejected(response.seek_rejected)
+        elif kind == "seek_pending":
+            pending = response.seek_pending
+            log.info("waiting for an opponent", seek_id=pending.seek_id, waiting=pending.waiting)
         else:
             log.warning("unknown message from the arbiter (newer protocol?)", kind=kind)
 
@@ -503,11 +498,10 @@ class Session:
             known.info = info
             log.info("match resumed", match_id=info.match_id)
             return
-        recorder = None
-        if info.game == "surge":
-            recorder = SeedRecorder(
-                info.match_id, info.seed_commitment, info.colour or ("blue", "orange")[info.seat - 1]
-            )
+        game = get_game(info.game)
+        recorder = game.seed_check(
+            info.match_id, info.seed_commitment, info.colour or game.colours[info.seat - 1]
+        )
         self._matches[info.match_id] = _Match(info, recorder)
         log.info(
             "match started",
@@ -539,7 +533,7 @@ class Session:
         info = match.info
         observation = convert.observation_from_pb(info.game, turn.observation)
         legal = convert.legal_from_pb(turn.legal)
-        if match.recorder is not None and isinstance(observation, SurgeObservation):
+        if match.recorder is not None:
             match.recorder.record(observation)
         context = TurnContext(
             match_id=turn.match_id,
@@ -617,7 +611,7 @@ class Session:
         is handled like an error in ``choose`` (see ``fallback_on_error``), in every game."""
         if not isinstance(chosen, str):
             return chosen
-        return get_rules(game).parse_action(chosen)
+        return get_game(game).parse_action(chosen)
 
     async def _on_rejected(self, message: pb.MoveRejected) -> None:
         reason = reason_of(message.status) or "UNSPECIFIED"
@@ -695,13 +689,13 @@ class Session:
         if summary.seed_verified is False:
             mismatch = SeedMismatch(summary.match_id, summary.seed_problems)
             log.error(
-                "SURGE SEED CHECK FAILED: the arbiter's draws do not match its commitment",
+                "SEED CHECK FAILED: the arbiter's draws do not match its commitment",
                 error=str(mismatch),
             )
             if self.strict_seed:
                 self._fatal = mismatch
         elif summary.seed_verified:
-            log.info("surge seed verified", match_id=summary.match_id)
+            log.info("seed verified", match_id=summary.match_id)
         self._finished += 1
         self.summaries.append(summary)
         log.info(
@@ -721,7 +715,7 @@ class Session:
 
 def _text(game: str, action: Any) -> str:
     try:
-        return str(get_rules(game).format_action(action))
+        return str(get_game(game).format_action(action))
     except Exception:  # noqa: BLE001 - only for the log
         return repr(action)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
-from arbiter.protocol.reasons import (
+from arbiter_wire.reasons import (
     BAD_REQUEST,
     BAD_TOKEN,
     CLOCK_EXPIRED,

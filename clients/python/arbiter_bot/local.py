@@ -19,9 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.engines import get_rules
-from arbiter.engines.surge import SKIP
-from arbiter.protocol import convert
+from arbiter_games import GAMES, get_game
+from arbiter_wire import convert
 
 from .bot import Bot, TurnContext
 
@@ -49,18 +48,20 @@ def play_local(
 
     A bot's action that the rules refuse raises the engine's ``IllegalAction``/``MalformedAction``.
     """
-    rules = get_rules(game)
+    rules = get_game(game)
     opts = dict(options or {})
-    state = rules.new_game(opts, seed=seed) if game == "surge" else rules.new_game(opts)
+    state = rules.new_game(opts, seed)
     bots = {1: bot1, 2: bot2}
     names = {1: getattr(bot1, "name", "bot1"), 2: getattr(bot2, "name", "bot2")}
     actions: list[str] = []
     turn_id = 0
     while rules.outcome(state) is None:
         seat = rules.to_move(state)
+        assert seat is not None, "a game that is not over has a seat to move"
         legal = rules.legal_actions(state)
-        if game == "surge" and list(legal) == [SKIP]:
-            action: Any = SKIP
+        forced = rules.forced_action(state, legal)
+        if forced is not None:
+            action: Any = forced
         else:
             turn_id += 1
             observation = rules.observe(state, seat)
@@ -153,7 +154,7 @@ def load_bot(name: str, seed: int | None = None) -> Bot:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arbiter_bot.local", description=__doc__.split("\n")[0])
-    parser.add_argument("--game", choices=("torrent", "fravan", "surge"), default="surge")
+    parser.add_argument("--game", choices=GAMES, default="surge")
     parser.add_argument("--size", type=int, default=None, help="Torrent/Fravan board size")
     parser.add_argument("--bot1", default="surge_tips", help="example module name, or module:factory")
     parser.add_argument("--bot2", default="random_bot")
@@ -161,7 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="series seed (random when omitted)")
     parser.add_argument("--wire", action="store_true", help="round-trip every turn through protobuf")
     args = parser.parse_args(argv)
-    options = {"size": args.size} if args.size and args.game != "surge" else {}
+    takes_size = any(option.name == "size" for option in get_game(args.game).options)
+    options = {"size": args.size} if args.size and takes_size else {}
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     started = time.perf_counter()
     tally = compare(

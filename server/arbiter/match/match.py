@@ -1,42 +1,51 @@
 """One match between two seats: turns, clocks, policies, the record. Event driven, no task.
 
-The match asks a ``MatchHost`` to deliver messages to bots by name (whether or not the bot is
-connected right now) and tells it when the match is over. Everything sent to a seat about the
-position is built from ``rules.observe(state, seat)``.
+The match knows nothing of protobuf, gRPC or connections: it emits domain events
+(``match.events``) and is told about answers with ``submit``. Everything it reveals about the
+position comes from ``game.observe(state, seat)``. Timers come from a ``Scheduler`` (asyncio's
+loop in the arbiter, a fake one in tests); time from an injectable monotonic ``now``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, Protocol
 
-from ..engines import ActionError, IllegalAction, MalformedAction, get_rules
-from ..engines.surge import SKIP
-from ..protocol import convert
-from ..service import errors
-from ..v1 import bot_service_pb2 as pb
-from ..v1 import common_pb2 as cpb
-from .policy import ILLEGAL_REJECT, TIMEOUT_DEFAULT_ACTION, MatchPolicy
-from .timecontrol import Clocks, TimeControl
+from arbiter_games import ActionError, GameDef, IllegalAction, MalformedAction, get_game
+from arbiter_games.policy import ILLEGAL_REJECT, TIMEOUT_DEFAULT_ACTION, MatchPolicy
+from arbiter_games.timecontrol import Clocks, TimeControl
+
+from .events import (
+    ActionApplied,
+    AutoAction,
+    Emit,
+    MatchEnd,
+    MatchEnded,
+    MatchFacts,
+    MatchStarted,
+    MoveAcknowledged,
+    MoveRefused,
+    Refusal,
+    SeatResumed,
+    TurnIssued,
+)
+
+RECORD_FORMAT = "arbiter-match-record/1"
 
 
-class MatchHost(Protocol):
-    def send(
-        self, bot_name: str, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None
-    ) -> None:
-        """Deliver to the bot's live connection, if any; ``on_sent`` runs when the transport takes it."""
-        ...
+class Timer(Protocol):
+    def cancel(self) -> None: ...
 
-    def match_finished(self, match: Match) -> None: ...
 
-    def match_progress(self, match: Match) -> None:
-        """An action was applied (spectators may look at ``match.state``)."""
+class Scheduler(Protocol):
+    """Runs a callback after a delay (asyncio's ``loop.call_later`` has this shape)."""
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer: ...
 
 
 @dataclass
@@ -45,30 +54,19 @@ class PendingTurn:
     seat: int
     issued: float
     limit: float | None
-    legal: list[Any]
-    timer: asyncio.TimerHandle | None = None
-
-
-@dataclass
-class MatchEnd:
-    """How the match ended, at the match level (the game's own outcome, or a timeout/forfeit)."""
-
-    reason: str
-    winner_seat: int | None
-    scores: dict[int, int]
-    detail: str = ""
-    faulty_seat: int | None = None
+    legal: list[object]
+    timer: Timer | None = None
 
 
 @dataclass
 class MatchSetup:
     game: str
-    options: dict[str, Any]
+    options: Mapping[str, object]
     bots: Mapping[int, str]
     control: TimeControl = field(default_factory=TimeControl)
     policy: MatchPolicy = field(default_factory=MatchPolicy)
     seed: bytes | None = None
-    #: The Seek.seek_id each seat's match answers (echoed in MatchStarted).
+    #: The Seek.seek_id each seat's match answers (echoed to the seat when the match starts).
     seek_ids: Mapping[int, str] = field(default_factory=dict)
 
 
@@ -79,90 +77,99 @@ class Match:
         self,
         match_id: str,
         setup: MatchSetup,
-        host: MatchHost,
+        emit: Emit,
+        scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
-        initial_state: Any | None = None,
+        initial_state: object | None = None,
     ) -> None:
         self.id = match_id
         self.setup = setup
-        self.game = setup.game
-        self.rules = get_rules(setup.game)
-        self.seed = setup.seed if setup.seed is not None else _random_seed()
+        self.game: GameDef = get_game(setup.game)
+        self.options = self.game.normalise_options(setup.options)
+        self.seed = setup.seed if setup.seed is not None else secrets.token_bytes(32)
         self.state = (
-            initial_state if initial_state is not None else self.rules.new_game(setup.options, self.seed)
+            initial_state if initial_state is not None else self.game.new_game(self.options, self.seed)
         )
-        self.options = dict(setup.options)
         self.bots = dict(setup.bots)
-        self.host = host
+        self.emit = emit
+        self.scheduler = scheduler
         self.now = now
         self.clocks = Clocks(setup.control)
         self.policy = setup.policy
         self.rng = random.Random(hashlib.sha256(self.seed + b"default-actions").digest())
         self.turn_counter = 0
         self.pending: PendingTurn | None = None
-        self.last_accepted: dict[int, tuple[int, Any]] = {}
+        self.last_accepted: dict[int, tuple[int, object]] = {}
         self.actions: list[dict[str, Any]] = []
         self.end: MatchEnd | None = None
         self.started_wall = time.time()
         self.ended_wall: float | None = None
-        self.spec_pb = convert.spec_to_pb(self.game, self.options)
-        self.control_pb = convert.time_control_to_pb(setup.control)
+        self.facts = MatchFacts(
+            match_id=match_id,
+            game=self.game,
+            options=self.options,
+            bots=self.bots,
+            control=setup.control,
+            policy=setup.policy,
+            seed_commitment=self.game.seed_commitment(self.seed),
+            seek_ids=dict(setup.seek_ids),
+        )
 
     # --- public ------------------------------------------------------------------------------
     @property
     def commitment(self) -> str:
-        return hashlib.sha256(self.seed).hexdigest() if self.game == "surge" else ""
+        return self.facts.seed_commitment
 
     def seat_of(self, bot_name: str) -> list[int]:
         return [seat for seat, name in self.bots.items() if name == bot_name]
 
+    def observe(self, seat: int) -> Any:
+        return self.game.observe(self.state, seat)
+
     def start(self) -> None:
-        for seat in (1, 2):
-            self._send(seat, self._started_message(seat, resumed=False))
+        observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
+        self.emit(MatchStarted(self.facts, observations, self.clock_reading()))
         self._advance()
 
     def resume(self, seat: int) -> None:
-        """Re-send what a reconnecting seat needs: the match and its pending turn, if any."""
+        """Tell a reconnecting seat the match again, and its pending turn, if any."""
         if self.end is not None:
             return
-        self._send(seat, self._started_message(seat, resumed=True))
+        self.emit(SeatResumed(self.facts, seat, self.game.observe(self.state, seat), self.clock_reading()))
         pending = self.pending
         if pending is not None and pending.seat == seat:
-            self._send_turn(pending)
+            self._issue(pending, resent=True)
 
-    def submit(self, seat: int, turn_id: int, action: Any | ActionError) -> None:
+    def submit(self, seat: int, turn_id: int, action: object | ActionError) -> None:
         """A seat's answer. ``action`` is a domain action, or the MalformedAction met while reading it."""
         accepted = self.last_accepted.get(seat)
         if accepted is not None and accepted == (turn_id, action):
-            self._send(
-                seat,
-                pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id=self.id, turn_id=turn_id)),
-            )
+            self.emit(MoveAcknowledged(self.facts, seat, turn_id))
             return
         pending = self.pending
         if self.end is not None:
-            self._reject(seat, turn_id, errors.STALE_TURN, f"match {self.id} is over")
+            self._reject(seat, turn_id, Refusal.STALE_TURN, f"match {self.id} is over")
             return
         if pending is None or turn_id != pending.turn_id:
-            self._reject(seat, turn_id, errors.STALE_TURN, f"turn {turn_id} is not a pending turn")
+            self._reject(seat, turn_id, Refusal.STALE_TURN, f"turn {turn_id} is not a pending turn")
             return
         if pending.seat != seat:
-            self._reject(seat, turn_id, errors.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
+            self._reject(seat, turn_id, Refusal.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
             return
         elapsed = self.now() - pending.issued
         if pending.limit is not None and elapsed > pending.limit:
             self._time_out(pending, elapsed)
             return
         if isinstance(action, ActionError):
-            self._refuse(pending, action, errors.MALFORMED_ACTION)
+            self._refuse(pending, action, Refusal.MALFORMED_ACTION)
             return
         try:
-            new_state = self.rules.apply(self.state, action)
+            new_state = self.game.apply(self.state, action)
         except MalformedAction as exc:
-            self._refuse(pending, exc, errors.MALFORMED_ACTION)
+            self._refuse(pending, exc, Refusal.MALFORMED_ACTION)
             return
         except IllegalAction as exc:
-            self._refuse(pending, exc, errors.ILLEGAL_ACTION)
+            self._refuse(pending, exc, Refusal.ILLEGAL_ACTION)
             return
         self._accept(pending, action, new_state, elapsed, auto=None)
 
@@ -171,58 +178,65 @@ class Match:
         if self.end is None:
             self._finish(MatchEnd("aborted", None, self._scores(), detail))
 
+    def clock_reading(self) -> dict[int, float | None]:
+        """Both clocks now; the clock of a seat with a pending turn shows the time already spent."""
+        pending = self.pending
+        out = dict(self.clocks.remaining)
+        if pending is not None and pending.issued:
+            left = out[pending.seat]
+            if left is not None:
+                out[pending.seat] = max(0.0, left - (self.now() - pending.issued))
+        return out
+
     # --- turns -------------------------------------------------------------------------------
     def _advance(self) -> None:
-        rules = self.rules
+        game = self.game
         while True:
-            outcome = rules.outcome(self.state)
+            outcome = game.outcome(self.state)
             if outcome is not None:
                 self._finish(MatchEnd(outcome.reason, outcome.winner_seat, dict(outcome.scores)))
                 return
-            seat = rules.to_move(self.state)
-            legal = rules.legal_actions(self.state)
-            if len(legal) == 1 and legal[0] is SKIP:
-                # A Surge player who cannot place skips; the arbiter plays it without asking.
-                self.state = rules.apply(self.state, legal[0])
-                self._record(seat, None, legal[0], None, auto="skip")
+            seat = game.to_move(self.state)
+            assert seat is not None, "a game that is not over has a seat to move"
+            legal = list(game.legal_actions(self.state))
+            forced = game.forced_action(self.state, legal)
+            if forced is not None:
+                # E.g. a Surge player who cannot place skips: the arbiter plays it without asking.
+                self.state = game.apply(self.state, forced)
+                self._record(seat, None, forced, None, auto=AutoAction.FORCED)
                 continue
             self.turn_counter += 1
             limit = self.clocks.decision_limit(seat)
             pending = PendingTurn(self.turn_counter, seat, 0.0, limit, legal)
             self.pending = pending
-            message = self._turn_message(pending)
-            # The seat is charged from here (the message is built, only delivery remains), or from
-            # the moment its connection hands the Turn to the transport, if that comes later.
-            pending.issued = self.now()
-            if limit is not None:
-                pending.timer = asyncio.get_running_loop().call_later(limit, self._on_timer, pending)
-            self.host.send(self.bots[seat], message, partial(self._turn_sent, pending))
+            self._issue(pending, resent=False)
             return
 
-    def _send_turn(self, pending: PendingTurn) -> None:
-        self._send(pending.seat, self._turn_message(pending))
-
-    def _turn_message(self, pending: PendingTurn) -> pb.PlayResponse:
-        seat = pending.seat
-        observation = self.rules.observe(self.state, seat)
-        limit = None
-        if pending.limit is not None:
-            spent = self.now() - pending.issued if pending.issued else 0.0
-            limit = max(0.0, pending.limit - spent)
-        turn = pb.Turn(
-            match_id=self.id,
+    def _issue(self, pending: PendingTurn, resent: bool) -> None:
+        """Emit the turn. A new turn's clock starts once the event is built (only delivery remains),
+        or when the seat's connection takes it, if that comes later."""
+        limit = pending.limit
+        if limit is not None and resent:
+            limit = max(0.0, limit - (self.now() - pending.issued))
+        event = TurnIssued(
+            facts=self.facts,
             turn_id=pending.turn_id,
-            observation=convert.observation_to_pb(observation),
-            legal=convert.legal_to_pb(self.game, pending.legal),
-            clocks=self._clocks_pb(),
-            decision_limit=convert.duration_pb(limit),
-            seat=convert.seat_pb(seat),
-            colour=convert.colour_pb(observation.colour),
+            seat=pending.seat,
+            observation=self.game.observe(self.state, pending.seat),
+            legal=pending.legal,
+            clocks=self.clock_reading(),
+            decision_limit=limit,
+            resent=resent,
+            delivered=None if resent else (lambda: self._turn_delivered(pending)),
         )
-        return pb.PlayResponse(turn=turn)
+        if not resent:
+            pending.issued = self.now()
+            if pending.limit is not None:
+                pending.timer = self.scheduler.call_later(pending.limit, lambda: self._on_timer(pending))
+        self.emit(event)
 
     def _accept(
-        self, pending: PendingTurn, action: Any, new_state: Any, elapsed: float, auto: str | None
+        self, pending: PendingTurn, action: object, new_state: object, elapsed: float, auto: AutoAction | None
     ) -> None:
         if pending.timer is not None:
             pending.timer.cancel()
@@ -234,24 +248,24 @@ class Match:
         self._record(pending.seat, pending.turn_id, action, elapsed, auto=auto)
         self._advance()
 
-    def _refuse(self, pending: PendingTurn, exc: Exception, reason: str) -> None:
+    def _refuse(self, pending: PendingTurn, exc: Exception, reason: Refusal) -> None:
         seat = pending.seat
         if self.policy.on_illegal == ILLEGAL_REJECT:
             self._reject(seat, pending.turn_id, reason, str(exc), may_retry=True)
             return
         self._reject(seat, pending.turn_id, reason, str(exc), may_retry=False)
-        kind = "malformed" if reason == errors.MALFORMED_ACTION else "illegal"
+        kind = "a malformed" if reason is Refusal.MALFORMED_ACTION else "an illegal"
         self._finish(
             MatchEnd(
-                "malformed_action" if kind == "malformed" else "illegal_action",
+                "malformed_action" if reason is Refusal.MALFORMED_ACTION else "illegal_action",
                 3 - seat,
                 self._scores(),
-                f"seat {seat} sent an {kind} action: {exc}",
+                f"seat {seat} sent {kind} action: {exc}",
                 faulty_seat=seat,
             )
         )
 
-    def _turn_sent(self, pending: PendingTurn) -> None:
+    def _turn_delivered(self, pending: PendingTurn) -> None:
         """The Turn left the arbiter: the seat's clock runs from now (not from the queueing)."""
         if self.pending is pending:
             pending.issued = max(pending.issued, self.now())
@@ -260,9 +274,9 @@ class Match:
         if self.pending is not pending or self.end is not None or pending.limit is None:
             return
         elapsed = self.now() - pending.issued
-        if elapsed < pending.limit:  # the clock started when the Turn was sent: not yet
-            pending.timer = asyncio.get_running_loop().call_later(
-                pending.limit - elapsed, self._on_timer, pending
+        if elapsed < pending.limit:  # the clock started when the Turn was delivered: not yet
+            pending.timer = self.scheduler.call_later(
+                pending.limit - elapsed, lambda: self._on_timer(pending)
             )
             return
         self._time_out(pending, elapsed)
@@ -271,29 +285,29 @@ class Match:
         seat = pending.seat
         limit = pending.limit if pending.limit is not None else 0.0
         detail = f"seat {seat} took {elapsed:.3f} s, more than its {limit:.3f} s"
-        self._reject(seat, pending.turn_id, errors.CLOCK_EXPIRED, detail)
+        self._reject(seat, pending.turn_id, Refusal.CLOCK_EXPIRED, detail)
         if self.policy.on_timeout == TIMEOUT_DEFAULT_ACTION:
             legal = pending.legal
-            action = next((a for a in legal if self.rules.format_action(a) == "pass"), None)
+            action = next((a for a in legal if self.game.format_action(a) == "pass"), None)
             if action is None:
                 action = self.rng.choice(legal)
-            self._accept(pending, action, self.rules.apply(self.state, action), elapsed, auto="default")
+            new_state = self.game.apply(self.state, action)
+            self._accept(pending, action, new_state, elapsed, auto=AutoAction.DEFAULT)
             return
         self.clocks.charge_timeout(seat, elapsed)
         self._finish(MatchEnd("timeout", 3 - seat, self._scores(), detail, faulty_seat=seat))
 
-    def _reject(self, seat: int, turn_id: int, reason: str, message: str, may_retry: bool = False) -> None:
-        rejected = pb.MoveRejected(
-            match_id=self.id, turn_id=turn_id, status=errors.status_for(reason, message), may_retry=may_retry
-        )
-        self._send(seat, pb.PlayResponse(move_rejected=rejected))
+    def _reject(
+        self, seat: int, turn_id: int, reason: Refusal, message: str, may_retry: bool = False
+    ) -> None:
+        self.emit(MoveRefused(self.facts, seat, turn_id, reason, message, may_retry))
 
     # --- end ---------------------------------------------------------------------------------
     def _scores(self) -> dict[int, int]:
-        return dict(self.rules.scores_by_seat(self.state))
+        return dict(self.game.scores_by_seat(self.state))
 
     def seat_colours(self) -> dict[int, str]:
-        return {seat: self.rules.observe(self.state, seat).colour for seat in (1, 2)}
+        return {seat: self.game.observe(self.state, seat).colour for seat in (1, 2)}
 
     def _finish(self, end: MatchEnd) -> None:
         if self.end is not None:
@@ -305,74 +319,37 @@ class Match:
             self.pending = None
         self.end = end
         self.ended_wall = time.time()
-        observations = {seat: self.rules.observe(self.state, seat) for seat in (1, 2)}
+        observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
         colours = {seat: observation.colour for seat, observation in observations.items()}
-        result = convert.result_to_pb(
-            end.reason, colours, end.scores, end.detail, end.winner_seat, end.faulty_seat
-        )
-        texts = [entry["action"] for entry in self.actions]
-        for seat in (1, 2):
-            ended = pb.MatchEnded(
-                match_id=self.id,
-                result=result,
-                final_observation=convert.observation_to_pb(observations[seat]),
-                seed=self.seed.hex() if self.game == "surge" else "",
-                seat=convert.seat_pb(seat),
-                actions=texts,
-            )
-            self._send(seat, pb.PlayResponse(match_ended=ended))
-        self.host.match_finished(self)
-
-    # --- messages and record -------------------------------------------------------------------
-    def _send(self, seat: int, message: pb.PlayResponse) -> None:
-        self.host.send(self.bots[seat], message)
-
-    def _clocks_pb(self) -> list[cpb.Clock]:
-        """Both clocks now; the clock of a seat with a pending turn shows the time already spent."""
-        pending = self.pending
-        clocks = []
-        for seat, left in self.clocks.remaining.items():
-            if left is not None and pending is not None and pending.seat == seat and pending.issued:
-                left = max(0.0, left - (self.now() - pending.issued))
-            clocks.append(cpb.Clock(seat=convert.seat_pb(seat), remaining=convert.duration_pb(left)))
-        return clocks
-
-    def _started_message(self, seat: int, resumed: bool) -> pb.PlayResponse:
-        observation = self.rules.observe(self.state, seat)
-        return pb.PlayResponse(
-            match_started=pb.MatchStarted(
-                match_id=self.id,
-                spec=self.spec_pb,
-                seat=convert.seat_pb(seat),
-                colour=convert.colour_pb(observation.colour),
-                observation=convert.observation_to_pb(observation),
-                opponent_name=self.bots[3 - seat],
-                time_control=self.control_pb,
-                seed_commitment=self.commitment,
-                resumed=resumed,
-                timeout_policy=_TIMEOUT_PB[self.policy.on_timeout],
-                illegal_action_policy=_ILLEGAL_PB[self.policy.on_illegal],
-                clocks=self._clocks_pb(),
-                seek_id="" if resumed else self.setup.seek_ids.get(seat, ""),
+        self.emit(
+            MatchEnded(
+                facts=self.facts,
+                end=end,
+                colours=colours,
+                observations=observations,
+                revealed_seed=self.game.revealed_seed(self.seed),
+                actions=[entry["action"] for entry in self.actions],
+                record=self.record(),
             )
         )
 
+    # --- record ------------------------------------------------------------------------------
     def _record(
-        self, seat: int, turn_id: int | None, action: Any, charged: float | None, auto: str | None
+        self, seat: int, turn_id: int | None, action: object, charged: float | None, auto: AutoAction | None
     ) -> None:
+        text = self.game.format_action(action)
+        clocks = dict(self.clocks.remaining)
         self.actions.append(
             {
                 "turn": turn_id,
                 "seat": seat,
-                "action": self.rules.format_action(action),
+                "action": text,
                 "charged": None if charged is None else round(charged, 6),
-                "clocks": {
-                    str(s): (None if v is None else round(v, 6)) for s, v in self.clocks.remaining.items()
-                },
-                "auto": auto,
+                "clocks": {str(s): (None if v is None else round(v, 6)) for s, v in clocks.items()},
+                "auto": None if auto is None else auto.value,
             }
         )
-        self.host.match_progress(self)
+        self.emit(ActionApplied(self.facts, seat, turn_id, action, text, charged, clocks, auto, self.state))
 
     def record(self) -> dict[str, Any]:
         """The JSON record of a finished match (see docs/records.md)."""
@@ -380,10 +357,10 @@ class Match:
         assert end is not None, "the match is not over"
         colours = self.seat_colours()
         return {
-            "format": "arbiter-match-record/1",
+            "format": RECORD_FORMAT,
             "match_id": self.id,
-            "game": self.game,
-            "options": self.options,
+            "game": self.game.name,
+            "options": dict(self.options),
             "seats": {str(seat): name for seat, name in self.bots.items()},
             "seed": self.seed.hex(),
             "seed_commitment": self.commitment or None,
@@ -402,13 +379,3 @@ class Match:
                 "detail": end.detail,
             },
         }
-
-
-_TIMEOUT_PB = {"loss": pb.TIMEOUT_POLICY_LOSS, "default_action": pb.TIMEOUT_POLICY_DEFAULT_ACTION}
-_ILLEGAL_PB = {"forfeit": pb.ILLEGAL_ACTION_POLICY_FORFEIT, "reject": pb.ILLEGAL_ACTION_POLICY_REJECT}
-
-
-def _random_seed() -> bytes:
-    import secrets
-
-    return secrets.token_bytes(32)

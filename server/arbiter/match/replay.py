@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engines import ActionError, get_rules
+from arbiter_games import ActionError, GameDef, get_game
 
 
 class RecordError(ValueError):
@@ -18,10 +17,10 @@ class RecordError(ValueError):
 @dataclass
 class ReplayReport:
     game: str
-    states: list[Any] = field(default_factory=list)
+    rules: GameDef
+    states: list[object] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    rules: Any = None
 
     @property
     def ok(self) -> bool:
@@ -51,12 +50,15 @@ def replay(record: dict[str, Any]) -> ReplayReport:
 
 def _replay(record: dict[str, Any]) -> ReplayReport:
     game = record["game"]
-    rules = get_rules(game)
+    rules = get_game(game)
     seed = bytes.fromhex(record["seed"])
-    report = ReplayReport(game, rules=rules)
-    commitment = record.get("seed_commitment")
-    if commitment and hashlib.sha256(seed).hexdigest() != commitment:
-        report.problems.append("the seed does not match its commitment")
+    report = ReplayReport(game, rules)
+    commitment = record.get("seed_commitment") or ""
+    if commitment != rules.seed_commitment(seed):
+        if rules.has_chance:
+            report.problems.append("the seed does not match its commitment")
+        else:
+            report.problems.append(f"{game} has no chance, but the record has a seed commitment")
     state = rules.new_game(record.get("options") or {}, seed)
     report.states.append(state)
     for number, entry in enumerate(record["actions"], 1):
@@ -67,7 +69,7 @@ def _replay(record: dict[str, Any]) -> ReplayReport:
                 f"engine expects seat {rules.to_move(state)}"
             )
             break
-        if entry.get("auto") == "skip" and len(rules.legal_actions(state)) != 1:
+        if entry.get("auto") == "skip" and rules.forced_action(state, rules.legal_actions(state)) is None:
             report.problems.append(
                 f"action {number} ({text}): recorded as an automatic skip, but a placement was legal"
             )

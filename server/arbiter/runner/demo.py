@@ -12,14 +12,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from arbiter_games.timecontrol import TimeControl
 from rich.console import Console
 
-from ..match.match import Match
-from ..match.timecontrol import TimeControl
-from ..render import render
-from ..service.arbiter_app import Arbiter, ArbiterConfig
-from ..service.auth import BotDirectory
-from ..service.server import create_server
+from ..match.events import ActionApplied, MatchEnded, MatchEvent
+from ..node import Arbiter, ArbiterConfig
+from ..sessions.auth import BotDirectory
+from ..transport.server import create_server
 
 #: (game, options, bot in seat-1 role, bot in seat-2 role)
 PROGRAMME = [
@@ -58,7 +57,7 @@ def _slow(bot: Any, delay: float) -> Any:
     return SlowBot()
 
 
-async def run_demo(config: DemoConfig, console: Console | None = None) -> list[Match]:
+async def run_demo(config: DemoConfig, console: Console | None = None) -> list[MatchEnded]:
     from arbiter_bot.bot import Bot
     from arbiter_bot.client import run_bot
     from arbiter_bot.local import load_bot
@@ -69,33 +68,38 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
     for name in names:
         bots.add(name, f"{name}-token")
     bots.add("guest", "guest-token")
-    finished: list[Match] = []
+    finished: list[MatchEnded] = []
+    moves: dict[str, int] = {}
 
-    def progress(match: Match) -> None:
-        entry = match.actions[-1]
-        seat = entry["seat"]
-        who = match.bots[seat]
-        extra = " (automatic)" if entry["auto"] else ""
+    def progress(event: ActionApplied) -> None:
+        facts = event.facts
+        number = moves[facts.match_id] = moves.get(facts.match_id, 0) + 1
+        who = facts.bots[event.seat]
+        extra = " (automatic)" if event.auto else ""
         console.print(
-            f"\n[bold]{match.game}[/bold] move {len(match.actions)}: seat {seat} ({who}) plays "
-            f"[bold]{entry['action']}[/bold]{extra}"
+            f"\n[bold]{facts.game.title}[/bold] move {number}: seat {event.seat} ({who}) plays "
+            f"[bold]{event.text}[/bold]{extra}"
         )
-        console.print(render(match.rules, match.state, colour=config.colour), markup=False)
+        console.print(facts.game.render_text(event.state, colour=config.colour), markup=False)
 
-    def ended(match: Match) -> None:
-        finished.append(match)
-        end = match.end
-        assert end is not None
-        winner = (
-            f"seat {end.winner_seat} ({match.bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
-        )
+    def ended(event: MatchEnded) -> None:
+        finished.append(event)
+        end = event.end
+        bots = event.facts.bots
+        winner = f"seat {end.winner_seat} ({bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
         console.print(
-            f"\n[bold green]{match.game} over[/bold green]: {winner} wins by {end.reason}, "
-            f"scores {end.scores}\n"
+            f"\n[bold green]{event.facts.game.title} over[/bold green]: {winner} wins by {end.reason}, "
+            f"scores {dict(end.scores)}\n"
         )
+
+    def follow(event: MatchEvent) -> None:
+        if isinstance(event, ActionApplied):
+            progress(event)
+        elif isinstance(event, MatchEnded):
+            ended(event)
 
     arbiter_config = ArbiterConfig(bots=bots, default_control=TimeControl(base=120.0, increment=2.0))
-    arbiter = Arbiter(arbiter_config, on_match_end=ended, on_progress=progress)
+    arbiter = Arbiter(arbiter_config, listeners=[follow])
     server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
     console.print(
         f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)"

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..match.match import Match
-from ..match.policy import MatchPolicy
-from ..match.timecontrol import TimeControl
-from ..service.arbiter_app import Arbiter, ArbiterConfig
-from ..service.auth import BotDirectory
-from ..service.server import create_server
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+
+from ..match.events import MatchEnded, MatchEvent
+from ..node import Arbiter, ArbiterConfig
+from ..sessions.auth import BotDirectory
+from ..transport.server import create_server
 from .stats import Tally
 
 BUILTIN = {
@@ -112,17 +113,22 @@ class LocalRunner:
         self.done = asyncio.Event()
         self.processes: list[asyncio.subprocess.Process] = []
 
-    def _on_match_end(self, match: Match) -> None:
-        end = match.end
-        assert end is not None
-        seat_of = {("A" if name == self.names["A"] else "B"): seat for seat, name in match.bots.items()}
+    def _on_event(self, event: MatchEvent) -> None:
+        if isinstance(event, MatchEnded):
+            self._on_match_end(event)
+
+    def _on_match_end(self, event: MatchEnded) -> None:
+        end = event.end
+        bots = event.facts.bots
+        seat_of = {("A" if name == self.names["A"] else "B"): seat for seat, name in bots.items()}
         by_seat = {seat: key for key, seat in seat_of.items()}
         winner = by_seat.get(end.winner_seat) if end.winner_seat else None
         faulty = by_seat.get(end.faulty_seat) if end.faulty_seat else None
         scores = (end.scores.get(seat_of["A"], 0), end.scores.get(seat_of["B"], 0))
         tally = self.result.tally
         tally.add(winner, scores, end.reason, faulty)
-        game = GameResult(tally.games, match.id, seat_of["A"], winner, scores, end.reason, faulty, end.detail)
+        match_id = event.facts.match_id
+        game = GameResult(tally.games, match_id, seat_of["A"], winner, scores, end.reason, faulty, end.detail)
         self.result.games.append(game)
         if self.on_game is not None:
             self.on_game(game, tally)
@@ -141,7 +147,7 @@ class LocalRunner:
             records_dir=cfg.records_dir,
             max_matches=cfg.games,
         )
-        arbiter = Arbiter(arbiter_config, on_match_end=self._on_match_end)
+        arbiter = Arbiter(arbiter_config, listeners=[self._on_event])
         server = await create_server(arbiter_config, "127.0.0.1", 0, arbiter=arbiter)
         tasks: list[asyncio.Task[Any]] = []
         try:

@@ -17,8 +17,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from arbiter.engines import get_rules
-from arbiter.engines.hexflank import PASS, SWAP, FlankObservation, FlankRules, Place, state_from_observation
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import PASS, SWAP, FlankObservation, FlankRules, Place, state_from_observation
+from arbiter_games.torrent import TORRENT
 
 from ..bot import Bot, TurnContext
 from ..cli import run_cli
@@ -36,7 +37,7 @@ class GreedyFlankBot(Bot):
 
     def evaluate(self, observation: FlankObservation, legal: Sequence[Any]) -> dict[Any, float]:
         """The value of each legal action for the observing seat (larger is better)."""
-        rules: FlankRules = get_rules(observation.game)
+        rules: FlankRules = FRAVAN if observation.game == FRAVAN.name else TORRENT
         state = state_from_observation(rules, observation)
         seat = observation.seat
         values: dict[Any, float] = {}

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from arbiter.engines.hexflank import Place
+from arbiter_games.hexflank import Place
 
 from ..bot import Bot, TurnContext
 from ..cli import run_cli

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.engines.surge import STONES, PlaceStone, SurgeObservation, surge_step
+from arbiter_games.surge import STONES, PlaceStone, SurgeObservation, surge_step
 
 from ..bot import Bot, TurnContext
 from ..cli import run_cli

@@ -1,0 +1,128 @@
+"""The wire codec of Torrent and Fravan: FlankOptions, FlankAction, FlankLegal, FlankObservation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arbiter_games import GameOptions, MalformedAction, OptionsError
+from arbiter_games.hexflank import PASS, SWAP, FlankObservation, FlankRules, Pass, Place, Swap
+
+from .common import COLOUR_FROM_PB, SEAT_FROM_PB, colour_pb, seat_pb
+from .v1 import bot_service_pb2 as pb
+from .v1 import common_pb2 as cpb
+from .v1 import flank_pb2 as fpb
+
+
+class FlankCodec:
+    """Messages of one flank game (Torrent or Fravan); both share the flank messages."""
+
+    action_types: tuple[type, ...] = (Place, Pass, Swap)
+    observation_type: type = FlankObservation
+
+    def __init__(self, rules: FlankRules, pb_game: cpb.Game) -> None:
+        self.rules = rules
+        self.game = rules.name
+        self.pb_game = pb_game
+
+    def options_from_pb(self, spec: cpb.GameSpec) -> dict[str, int]:
+        which = spec.WhichOneof("options")
+        if which not in (None, "flank"):
+            raise OptionsError(f"{self.game} takes FlankOptions")
+        return {"size": int(spec.flank.size)} if which == "flank" else {}
+
+    def spec_to_pb(self, options: GameOptions) -> cpb.GameSpec:
+        return cpb.GameSpec(game=self.pb_game, flank=cpb.FlankOptions(size=int(options.get("size", 0))))
+
+    def action_to_pb(self, action: object) -> pb.Action:
+        if type(action) is Place:
+            return pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=action.point)))
+        if type(action) is Pass:
+            flank = fpb.FlankAction()
+            getattr(flank, "pass").SetInParent()
+            return pb.Action(flank=flank)
+        if type(action) is Swap:
+            return pb.Action(flank=fpb.FlankAction(swap=fpb.FlankSwap()))
+        raise MalformedAction(f"not a {self.game} action: {type(action).__name__}")
+
+    def action_from_pb(self, message: pb.Action) -> object:
+        which = message.WhichOneof("game")
+        if which != "flank":
+            raise MalformedAction(f"{self.game} expects Action.flank, got {which or 'nothing'}")
+        kind = message.flank.WhichOneof("kind")
+        if kind == "place":
+            parsed = self.rules.parse_action(message.flank.place.point)  # MalformedAction for bad names
+            if not isinstance(parsed, Place):
+                raise MalformedAction("FlankPlace.point must name a point, not 'pass' or 'swap'")
+            return parsed
+        if kind == "pass":
+            return PASS
+        if kind == "swap":
+            return SWAP
+        raise MalformedAction("FlankAction has no kind set (place, pass or swap)")
+
+    def legal_to_pb(self, legal: Sequence[object]) -> pb.LegalActions:
+        # Placements come first, then PASS and (second action only) SWAP.
+        tail = legal[-2:]
+        can_pass = any(a is PASS for a in tail)
+        can_swap = any(a is SWAP for a in tail)
+        points = [a.point for a in legal[: len(legal) - can_pass - can_swap] if isinstance(a, Place)]
+        return pb.LegalActions(flank=fpb.FlankLegal(points=points, can_pass=can_pass, can_swap=can_swap))
+
+    def legal_from_pb(self, message: pb.LegalActions) -> list[object]:
+        out: list[object] = [Place(p) for p in message.flank.points]
+        if message.flank.can_pass:
+            out.append(PASS)
+        if message.flank.can_swap:
+            out.append(SWAP)
+        return out
+
+    def observation_to_pb(self, obs: object) -> pb.Observation:
+        if not isinstance(obs, FlankObservation):
+            raise TypeError(f"not a flank observation: {type(obs).__name__}")
+        scores = dict(obs.scores)
+        last = None
+        if obs.last_action is not None:
+            last = self.action_to_pb(self.rules.parse_action(obs.last_action)).flank
+        return pb.Observation(
+            flank=fpb.FlankObservation(
+                size=obs.size,
+                seat=seat_pb(obs.seat),
+                colour=colour_pb(obs.colour),
+                to_move_seat=seat_pb(obs.to_move_seat),
+                to_move_colour=colour_pb(obs.to_move_colour),
+                board=obs.board,
+                events=obs.events,
+                swapped=obs.swapped,
+                action_count=obs.action_count,
+                last_action=last,
+                first_pass_colour=colour_pb(obs.first_pass_colour),
+                black_score=scores["black"],
+                white_score=scores["white"],
+                over=obs.over,
+            )
+        )
+
+    def observation_from_pb(self, message: pb.Observation) -> FlankObservation:
+        if message.WhichOneof("game") != "flank":
+            raise ValueError(f"{self.game} expects Observation.flank")
+        o = message.flank
+        last = None
+        if o.HasField("last_action"):
+            kind = o.last_action.WhichOneof("kind")
+            last = str(o.last_action.place.point) if kind == "place" else (None if kind is None else kind)
+        return FlankObservation(
+            game=self.game,
+            size=o.size,
+            seat=SEAT_FROM_PB[o.seat],
+            colour=COLOUR_FROM_PB[o.colour],
+            to_move_seat=SEAT_FROM_PB.get(o.to_move_seat),
+            to_move_colour=COLOUR_FROM_PB[o.to_move_colour],
+            board=o.board,
+            events=tuple(o.events),
+            swapped=o.swapped,
+            action_count=o.action_count,
+            last_action=last,
+            first_pass_colour=COLOUR_FROM_PB.get(o.first_pass_colour),
+            scores=(("black", o.black_score), ("white", o.white_score)),
+            over=o.over,
+        )

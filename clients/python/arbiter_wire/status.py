@@ -1,0 +1,44 @@
+"""Refusals as google.rpc.Status with an ErrorInfo detail (AIP-193): the code follows the reason."""
+
+from __future__ import annotations
+
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from .reasons import (
+    BAD_REQUEST,
+    BAD_TOKEN,
+    CLOCK_EXPIRED,
+    DOMAIN,
+    ILLEGAL_ACTION,
+    MALFORMED_ACTION,
+    NOT_YOUR_TURN,
+    REPLACED,
+    RESOURCE_EXHAUSTED,
+    SHUTTING_DOWN,
+    STALE_TURN,
+    UNKNOWN_MATCH,
+)
+
+#: The google.rpc.Code of each reason.
+CODES: dict[str, int] = {
+    MALFORMED_ACTION: code_pb2.INVALID_ARGUMENT,
+    ILLEGAL_ACTION: code_pb2.FAILED_PRECONDITION,
+    NOT_YOUR_TURN: code_pb2.FAILED_PRECONDITION,
+    STALE_TURN: code_pb2.FAILED_PRECONDITION,
+    UNKNOWN_MATCH: code_pb2.NOT_FOUND,
+    CLOCK_EXPIRED: code_pb2.DEADLINE_EXCEEDED,
+    BAD_TOKEN: code_pb2.UNAUTHENTICATED,
+    REPLACED: code_pb2.ABORTED,
+    BAD_REQUEST: code_pb2.INVALID_ARGUMENT,
+    SHUTTING_DOWN: code_pb2.UNAVAILABLE,
+    RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+}
+
+
+def status_for(reason: str, message: str, **metadata: str) -> status_pb2.Status:
+    """A google.rpc.Status whose code follows ``reason`` and whose details hold an ErrorInfo."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    return status_pb2.Status(code=CODES[reason], message=message, details=[detail])

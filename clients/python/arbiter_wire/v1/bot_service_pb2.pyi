@@ -1,0 +1,223 @@
+import datetime
+
+from arbiter_wire.v1 import common_pb2 as _common_pb2
+from arbiter_wire.v1 import flank_pb2 as _flank_pb2
+from arbiter_wire.v1 import surge_pb2 as _surge_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.rpc import status_pb2 as _status_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TimeoutPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIMEOUT_POLICY_UNSPECIFIED: _ClassVar[TimeoutPolicy]
+    TIMEOUT_POLICY_LOSS: _ClassVar[TimeoutPolicy]
+    TIMEOUT_POLICY_DEFAULT_ACTION: _ClassVar[TimeoutPolicy]
+
+class IllegalActionPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ILLEGAL_ACTION_POLICY_UNSPECIFIED: _ClassVar[IllegalActionPolicy]
+    ILLEGAL_ACTION_POLICY_FORFEIT: _ClassVar[IllegalActionPolicy]
+    ILLEGAL_ACTION_POLICY_REJECT: _ClassVar[IllegalActionPolicy]
+TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
+TIMEOUT_POLICY_LOSS: TimeoutPolicy
+TIMEOUT_POLICY_DEFAULT_ACTION: TimeoutPolicy
+ILLEGAL_ACTION_POLICY_UNSPECIFIED: IllegalActionPolicy
+ILLEGAL_ACTION_POLICY_FORFEIT: IllegalActionPolicy
+ILLEGAL_ACTION_POLICY_REJECT: IllegalActionPolicy
+
+class PlayRequest(_message.Message):
+    __slots__ = ("seek", "move")
+    SEEK_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    seek: Seek
+    move: Move
+    def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
+
+class Seek(_message.Message):
+    __slots__ = ("spec", "time_control", "seek_id")
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
+    spec: _common_pb2.GameSpec
+    time_control: _common_pb2.TimeControl
+    seek_id: str
+    def __init__(self, spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("match_id", "turn_id", "action")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    turn_id: int
+    action: Action
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class Action(_message.Message):
+    __slots__ = ("flank", "surge")
+    FLANK_FIELD_NUMBER: _ClassVar[int]
+    SURGE_FIELD_NUMBER: _ClassVar[int]
+    flank: _flank_pb2.FlankAction
+    surge: _surge_pb2.SurgeAction
+    def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankAction, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeAction, _Mapping]] = ...) -> None: ...
+
+class Observation(_message.Message):
+    __slots__ = ("flank", "surge")
+    FLANK_FIELD_NUMBER: _ClassVar[int]
+    SURGE_FIELD_NUMBER: _ClassVar[int]
+    flank: _flank_pb2.FlankObservation
+    surge: _surge_pb2.SurgeObservation
+    def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankObservation, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeObservation, _Mapping]] = ...) -> None: ...
+
+class LegalActions(_message.Message):
+    __slots__ = ("flank", "surge")
+    FLANK_FIELD_NUMBER: _ClassVar[int]
+    SURGE_FIELD_NUMBER: _ClassVar[int]
+    flank: _flank_pb2.FlankLegal
+    surge: _surge_pb2.SurgeLegal
+    def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankLegal, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeLegal, _Mapping]] = ...) -> None: ...
+
+class PlayResponse(_message.Message):
+    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending")
+    WELCOME_FIELD_NUMBER: _ClassVar[int]
+    MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    MOVE_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    MOVE_ACKNOWLEDGED_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    SEEK_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    SEEK_PENDING_FIELD_NUMBER: _ClassVar[int]
+    welcome: Welcome
+    match_started: MatchStarted
+    turn: Turn
+    move_rejected: MoveRejected
+    move_acknowledged: MoveAcknowledged
+    match_ended: MatchEnded
+    seek_rejected: SeekRejected
+    seek_pending: SeekPending
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ...) -> None: ...
+
+class SeekPending(_message.Message):
+    __slots__ = ("seek_id", "waiting", "spec")
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    seek_id: str
+    waiting: int
+    spec: _common_pb2.GameSpec
+    def __init__(self, seek_id: _Optional[str] = ..., waiting: _Optional[int] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ...) -> None: ...
+
+class SeekRejected(_message.Message):
+    __slots__ = ("status", "seek_id")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
+    status: _status_pb2.Status
+    seek_id: str
+    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
+
+class Welcome(_message.Message):
+    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control", "ended_match_ids")
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    ENDED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    bot_name: str
+    resumed_match_ids: _containers.RepeatedScalarFieldContainer[str]
+    server_version: str
+    default_time_control: _common_pb2.TimeControl
+    ended_match_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., ended_match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MatchStarted(_message.Message):
+    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id", "observation")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    COLOUR_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    ILLEGAL_ACTION_POLICY_FIELD_NUMBER: _ClassVar[int]
+    CLOCKS_FIELD_NUMBER: _ClassVar[int]
+    SEEK_ID_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    spec: _common_pb2.GameSpec
+    seat: _common_pb2.Seat
+    colour: _common_pb2.Colour
+    opponent_name: str
+    time_control: _common_pb2.TimeControl
+    seed_commitment: str
+    resumed: bool
+    timeout_policy: TimeoutPolicy
+    illegal_action_policy: IllegalActionPolicy
+    clocks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Clock]
+    seek_id: str
+    observation: Observation
+    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
+
+class Turn(_message.Message):
+    __slots__ = ("match_id", "turn_id", "observation", "legal", "clocks", "decision_limit", "seat", "colour")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_FIELD_NUMBER: _ClassVar[int]
+    CLOCKS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    COLOUR_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    turn_id: int
+    observation: Observation
+    legal: LegalActions
+    clocks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Clock]
+    decision_limit: _duration_pb2.Duration
+    seat: _common_pb2.Seat
+    colour: _common_pb2.Colour
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal: _Optional[_Union[LegalActions, _Mapping]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., decision_limit: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ...) -> None: ...
+
+class MoveRejected(_message.Message):
+    __slots__ = ("match_id", "turn_id", "status", "may_retry")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MAY_RETRY_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    turn_id: int
+    status: _status_pb2.Status
+    may_retry: bool
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., may_retry: _Optional[bool] = ...) -> None: ...
+
+class MoveAcknowledged(_message.Message):
+    __slots__ = ("match_id", "turn_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    turn_id: int
+    def __init__(self, match_id: _Optional[str] = ..., turn_id: _Optional[int] = ...) -> None: ...
+
+class MatchEnded(_message.Message):
+    __slots__ = ("match_id", "result", "final_observation", "seed", "seat", "actions")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    FINAL_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    result: _common_pb2.Result
+    final_observation: Observation
+    seed: str
+    seat: _common_pb2.Seat
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ..., final_observation: _Optional[_Union[Observation, _Mapping]] = ..., seed: _Optional[str] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -1,0 +1,139 @@
+"""Runs this node's matches: the only place that starts one, routes answers to it and ends it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+
+import structlog
+from arbiter_games import ActionError
+
+from ..match.events import MatchEnded, MatchEvent
+from ..match.match import Match, MatchSetup, Scheduler, Timer
+from .bus import EventBus
+
+log = structlog.get_logger("arbiter")
+
+#: Finished matches kept in memory so that late answers and retries still find them.
+RECENT_LIMIT = 1000
+
+
+class UnknownMatch(LookupError):
+    """No match of that id has this bot in it."""
+
+
+class LoopScheduler:
+    """Timers on the running asyncio loop."""
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
+        return asyncio.get_running_loop().call_later(delay, callback)
+
+
+class MatchHosting:
+    def __init__(
+        self,
+        bus: EventBus,
+        scheduler: Scheduler | None = None,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.bus = bus
+        self.scheduler = scheduler or LoopScheduler()
+        self.now = now
+        self.matches: dict[str, Match] = {}
+        self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
+        self.by_bot: dict[str, set[str]] = {}
+        self.started = 0
+        self.all_done = asyncio.Event()
+        self.all_done.set()
+
+    def start(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
+        match_id = uuid.uuid4().hex[:16]
+        match = Match(match_id, setup, self._emit, self.scheduler, self.now, initial_state=initial_state)
+        self.matches[match_id] = match
+        self.started += 1
+        self.all_done.clear()
+        for name in set(setup.bots.values()):
+            self.by_bot.setdefault(name, set()).add(match_id)
+        log.info(
+            "match_started",
+            match_id=match_id,
+            game=match.game.name,
+            options=dict(match.options),
+            seat_1=setup.bots[1],
+            seat_2=setup.bots[2],
+            time_control=setup.control.describe(),
+        )
+        match.start()
+        return match
+
+    def _emit(self, event: MatchEvent) -> None:
+        if isinstance(event, MatchEnded):
+            self._ended(event)
+        self.bus.publish(event)
+
+    def _ended(self, event: MatchEnded) -> None:
+        match = self.matches.pop(event.facts.match_id, None)
+        if match is not None:
+            self.recent.append(match)
+        for name in set(event.facts.bots.values()):
+            ids = self.by_bot.get(name)
+            if ids is not None:
+                ids.discard(event.facts.match_id)
+        end = event.end
+        log.info(
+            "match_ended",
+            match_id=event.facts.match_id,
+            reason=end.reason,
+            winner_seat=end.winner_seat,
+            scores=dict(end.scores),
+            seat_1=event.facts.bots[1],
+            seat_2=event.facts.bots[2],
+        )
+        if not self.matches:
+            self.all_done.set()
+
+    def running_ids(self, bot_name: str) -> list[str]:
+        return sorted(self.by_bot.get(bot_name, ()))
+
+    def find(self, bot_name: str, match_id: str) -> Match | None:
+        match = self.matches.get(match_id)
+        if match is None:
+            match = next((m for m in reversed(self.recent) if m.id == match_id), None)
+        if match is None or bot_name not in match.bots.values():
+            return None
+        return match
+
+    def resume(self, bot_name: str) -> None:
+        """Tell a bot that came back about each of its running matches (and re-send its turns)."""
+        for match_id in self.running_ids(bot_name):
+            match = self.matches[match_id]
+            for seat in match.seat_of(bot_name):
+                match.resume(seat)
+
+    def submit(self, bot_name: str, match_id: str, turn_id: int, action: object | ActionError) -> None:
+        """Route an answer to its match; raises UnknownMatch when the bot has no such match."""
+        match = self.find(bot_name, match_id)
+        if match is None:
+            raise UnknownMatch(f"no match {match_id!r} for bot {bot_name}")
+        seats = match.seat_of(bot_name)
+        seat = seats[0]
+        if len(seats) == 2:
+            # A bot playing itself: a retry belongs to the seat that played it, else the seat to move.
+            retry = next((s for s in seats if match.last_accepted.get(s) == (turn_id, action)), None)
+            if retry is not None:
+                seat = retry
+            elif match.pending is not None:
+                seat = match.pending.seat
+        match.submit(seat, turn_id, action)
+
+    async def drain(self, grace: float, detail: str) -> None:
+        """Give running matches ``grace`` seconds, then abort the rest."""
+        try:
+            await asyncio.wait_for(self.all_done.wait(), timeout=grace)
+        except TimeoutError:
+            pass
+        for match in list(self.matches.values()):
+            match.abort(detail)

@@ -1,0 +1,173 @@
+"""One arbiter node, composed: sessions, the lobby's matchmaker and match hosting, behind the calls
+the transport makes (attach, seek, move, detach, shutdown). Built once per server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+from arbiter_games import ActionError, OptionsError, get_game
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import reasons
+from arbiter_wire.limits import SEEK_LIMIT
+
+from .hosting import EventBus, Listener, MatchHosting
+from .hosting.records import RecordWriter
+from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
+from .match.events import MatchEvent
+from .match.match import Match, MatchSetup
+from .sessions.auth import BotDirectory
+from .sessions.registry import SessionRegistry
+from .sessions.session import BotSession
+from .transport.encode import welcome
+from .transport.router import SeatRouter
+
+log = structlog.get_logger("arbiter")
+
+
+@dataclass
+class ArbiterConfig:
+    """What ``arbiter serve`` is configured with."""
+
+    bots: BotDirectory
+    default_control: TimeControl = field(default_factory=lambda: TimeControl(base=60.0, increment=1.0))
+    policy: MatchPolicy = field(default_factory=MatchPolicy)
+    records_dir: Path | None = None
+    #: Stop pairing after this many matches (the local runner uses it); None: no limit.
+    max_matches: int | None = None
+
+
+class SeekRefused(Exception):
+    """A seek the arbiter does not take, with its machine-readable reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SeekAccepted:
+    """A seek taken: ``waiting`` seeks of its key wait (0 when it was paired at once)."""
+
+    key: SeekKey
+    waiting: int
+
+
+class Arbiter:
+    """Sessions, matchmaking and hosting of one node, wired to one event bus."""
+
+    def __init__(
+        self,
+        config: ArbiterConfig,
+        listeners: Sequence[Listener] = (),
+        matchmaker: Matchmaker | None = None,
+        now: Callable[[], float] | None = None,
+    ) -> None:
+        self.config = config
+        self.sessions = SessionRegistry()
+        self.bus = EventBus()
+        self.bus.subscribe(SeatRouter(self.sessions))
+        self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
+        if self.records is not None:
+            self.bus.subscribe(self.records)
+        for listener in listeners:
+            self.bus.subscribe(listener)
+        self.hosting = MatchHosting(self.bus, now=now) if now is not None else MatchHosting(self.bus)
+        self.matchmaker: Matchmaker = matchmaker or FifoMatchmaker()
+        self.stopping = False
+
+    # --- sessions -----------------------------------------------------------------------------
+    def authenticate(self, token: str | None) -> str | None:
+        return self.config.bots.authenticate(token)
+
+    def attach(self, bot_name: str) -> BotSession:
+        """Open a session (an older one is replaced), greet it, hand it its mail and its matches."""
+        replaced = bot_name in self.sessions.sessions
+        session = self.sessions.open(bot_name)
+        if replaced:
+            self.matchmaker.remove_bot(bot_name)
+        running = self.hosting.running_ids(bot_name)
+        mail = self.sessions.take_mail(bot_name)
+        ended = [message.match_ended.match_id for message in mail]
+        session.send(welcome(bot_name, running, ended, self.config.default_control))
+        for message in mail:
+            session.send(message)
+        self.hosting.resume(bot_name)
+        log.info("session_opened", bot=bot_name, session=session.id, resumed=len(running))
+        return session
+
+    def detach(self, session: BotSession) -> None:
+        if self.sessions.close(session):
+            self.matchmaker.remove_bot(session.bot_name)
+
+    # --- seeks --------------------------------------------------------------------------------
+    def seek(
+        self,
+        bot_name: str,
+        game_name: str,
+        options: dict[str, int],
+        control: TimeControl | None,
+        seek_id: str = "",
+    ) -> SeekAccepted:
+        """Take a seek; the matchmaker's pairings start at once. Raises SeekRefused."""
+        if self.stopping:
+            raise SeekRefused(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
+        try:
+            options = get_game(game_name).normalise_options(options)
+        except OptionsError as exc:
+            raise SeekRefused(reasons.BAD_REQUEST, str(exc)) from exc
+        if control is not None and not control.timed:
+            raise SeekRefused(
+                reasons.BAD_REQUEST,
+                "a time control needs a base time or a per-decision cap (untimed matches could stall)",
+            )
+        if self.matchmaker.open_seeks(bot_name) >= SEEK_LIMIT:
+            raise SeekRefused(reasons.RESOURCE_EXHAUSTED, f"at most {SEEK_LIMIT} open seeks per bot")
+        key = SeekKey.of(game_name, options, control or self.config.default_control)
+        limit = self.config.max_matches
+        may_pair = limit is None or self.hosting.started < limit
+        pairings = self.matchmaker.add(Seek(bot_name, seek_id, key), may_pair=may_pair)
+        for pairing in pairings:
+            self.start_pairing(pairing)
+        return SeekAccepted(key, 0 if pairings else self.matchmaker.waiting(key))
+
+    def start_pairing(self, pairing: Pairing) -> Match:
+        key = pairing.key
+        setup = MatchSetup(
+            key.game,
+            dict(key.options),
+            {seat: seek.bot for seat, seek in pairing.seats.items()},
+            key.control,
+            self.config.policy,
+            seek_ids={seat: seek.seek_id for seat, seek in pairing.seats.items()},
+        )
+        return self.hosting.start(setup)
+
+    def start_match(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
+        return self.hosting.start(setup, initial_state)
+
+    # --- moves --------------------------------------------------------------------------------
+    def find_match(self, bot_name: str, match_id: str) -> Match | None:
+        return self.hosting.find(bot_name, match_id)
+
+    def move(self, bot_name: str, match_id: str, turn_id: int, action: object | ActionError) -> None:
+        """Route an answer to its match; raises hosting.UnknownMatch."""
+        self.hosting.submit(bot_name, match_id, turn_id, action)
+
+    # --- stopping -----------------------------------------------------------------------------
+    async def shutdown(self, grace: float) -> None:
+        """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
+        self.stopping = True
+        self.matchmaker.clear()
+        await self.hosting.drain(grace, "the arbiter stopped")
+        self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
+        if self.records is not None:
+            await asyncio.to_thread(self.records.close)
+
+
+__all__ = ["Arbiter", "ArbiterConfig", "MatchEvent", "SeekAccepted", "SeekRefused"]

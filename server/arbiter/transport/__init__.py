@@ -1,0 +1,1 @@
+"""The gRPC side: events encoded for a seat, the thin servicer, the server factory."""

@@ -1,0 +1,123 @@
+"""Match events as the PlayResponse messages a seat receives: the one place that builds them."""
+
+from __future__ import annotations
+
+from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
+from arbiter_wire.limits import ILLEGAL_POLICY_TO_PB, TIMEOUT_POLICY_TO_PB
+from arbiter_wire.status import status_for
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import common_pb2 as cpb
+
+from .. import __version__
+from ..match.events import (
+    ClockReading,
+    MatchEnded,
+    MatchEvent,
+    MatchFacts,
+    MatchStarted,
+    MoveAcknowledged,
+    MoveRefused,
+    SeatResumed,
+    TurnIssued,
+)
+
+
+def clocks_pb(clocks: ClockReading) -> list[cpb.Clock]:
+    return [
+        cpb.Clock(seat=convert.seat_pb(seat), remaining=convert.duration_pb(left))
+        for seat, left in clocks.items()
+    ]
+
+
+def _started(
+    facts: MatchFacts, seat: int, observation: object, clocks: ClockReading, resumed: bool
+) -> pb.PlayResponse:
+    colour = getattr(observation, "colour", None)
+    return pb.PlayResponse(
+        match_started=pb.MatchStarted(
+            match_id=facts.match_id,
+            spec=convert.spec_to_pb(facts.game.name, facts.options),
+            seat=convert.seat_pb(seat),
+            colour=convert.colour_pb(colour),
+            observation=convert.observation_to_pb(observation),
+            opponent_name=facts.bots[3 - seat],
+            time_control=convert.time_control_to_pb(facts.control),
+            seed_commitment=facts.seed_commitment,
+            resumed=resumed,
+            timeout_policy=TIMEOUT_POLICY_TO_PB[facts.policy.on_timeout],
+            illegal_action_policy=ILLEGAL_POLICY_TO_PB[facts.policy.on_illegal],
+            clocks=clocks_pb(clocks),
+            seek_id="" if resumed else facts.seek_ids.get(seat, ""),
+        )
+    )
+
+
+def _turn(event: TurnIssued) -> pb.PlayResponse:
+    observation = event.observation
+    return pb.PlayResponse(
+        turn=pb.Turn(
+            match_id=event.facts.match_id,
+            turn_id=event.turn_id,
+            observation=convert.observation_to_pb(observation),
+            legal=convert.legal_to_pb(event.facts.game.name, event.legal),
+            clocks=clocks_pb(event.clocks),
+            decision_limit=convert.duration_pb(event.decision_limit),
+            seat=convert.seat_pb(event.seat),
+            colour=convert.colour_pb(observation.colour),
+        )
+    )
+
+
+def _ended(event: MatchEnded, seat: int) -> pb.PlayResponse:
+    end = event.end
+    result = convert.result_to_pb(
+        end.reason, event.colours, end.scores, end.detail, end.winner_seat, end.faulty_seat
+    )
+    return pb.PlayResponse(
+        match_ended=pb.MatchEnded(
+            match_id=event.facts.match_id,
+            result=result,
+            final_observation=convert.observation_to_pb(event.observations[seat]),
+            seed=event.revealed_seed,
+            seat=convert.seat_pb(seat),
+            actions=event.actions,
+        )
+    )
+
+
+def encode(event: MatchEvent, seat: int) -> pb.PlayResponse | None:
+    """The message ``seat`` receives for ``event`` (None: the event is not for seats)."""
+    if isinstance(event, TurnIssued):
+        return _turn(event)
+    if isinstance(event, MoveRefused):
+        status = status_for(event.reason.value, event.message)
+        rejected = pb.MoveRejected(
+            match_id=event.facts.match_id, turn_id=event.turn_id, status=status, may_retry=event.may_retry
+        )
+        return pb.PlayResponse(move_rejected=rejected)
+    if isinstance(event, MoveAcknowledged):
+        return pb.PlayResponse(
+            move_acknowledged=pb.MoveAcknowledged(match_id=event.facts.match_id, turn_id=event.turn_id)
+        )
+    if isinstance(event, MatchStarted):
+        return _started(event.facts, seat, event.observations[seat], event.clocks, resumed=False)
+    if isinstance(event, SeatResumed):
+        return _started(event.facts, seat, event.observation, event.clocks, resumed=True)
+    if isinstance(event, MatchEnded):
+        return _ended(event, seat)
+    return None
+
+
+def welcome(
+    bot_name: str, resumed: list[str], ended: list[str], default_control: TimeControl
+) -> pb.PlayResponse:
+    return pb.PlayResponse(
+        welcome=pb.Welcome(
+            bot_name=bot_name,
+            resumed_match_ids=resumed,
+            server_version=__version__,
+            default_time_control=convert.time_control_to_pb(default_control),
+            ended_match_ids=ended,
+        )
+    )

@@ -1,0 +1,91 @@
+"""The server factory: a grpc.aio server with the bot service, health and reflection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+from arbiter_wire.limits import MAX_REQUEST_BYTES, MIN_PING_INTERVAL_MS
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from ..node import Arbiter, ArbiterConfig
+from .servicer import BotServicer
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
+
+
+class BindError(OSError):
+    """The arbiter cannot listen where it was asked to (a one-line reason for people)."""
+
+
+@dataclass
+class RunningServer:
+    """A started arbiter: its gRPC server, the port it bound and the arbiter state."""
+
+    server: grpc.aio.Server
+    port: int
+    host: str
+    arbiter: Arbiter
+    health: health.aio.HealthServicer
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful stop: not serving, matches get ``grace`` seconds, then streams close."""
+        await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.arbiter.shutdown(grace)
+        await self.server.stop(1.0)
+
+
+def check_port(port: int) -> None:
+    if not 0 <= port <= 65535:
+        raise BindError(f"port {port} is out of range: use 0 (a free port) to 65535")
+
+
+async def create_server(
+    config: ArbiterConfig, host: str = "127.0.0.1", port: int = 0, arbiter: Arbiter | None = None
+) -> RunningServer:
+    """Build and start a server; ``port=0`` binds a free port (tests), read it from the result.
+
+    Raises BindError when the port is out of range or already in use (by another arbiter too:
+    the port is never shared).
+    """
+    check_port(port)
+    arbiter = arbiter or Arbiter(config)
+    server = grpc.aio.server(
+        options=[
+            # Never share a port with another process (gRPC's default on Linux would split the bots).
+            ("grpc.so_reuseport", 0),
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.http2.max_pings_without_data", 0),
+            ("grpc.keepalive_permit_without_calls", 1),
+            # Bots ping every 20 s to notice dead connections (the SDK does): allow it.
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
+            ("grpc.http2.max_ping_strikes", 0),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+        ]
+    )
+    pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError as exc:  # grpc raises RuntimeError when it cannot bind
+        raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available") from exc
+    if bound == 0:
+        raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available")
+    await server.start()
+    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server, bound, host, arbiter, health_servicer)

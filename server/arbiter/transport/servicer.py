@@ -1,0 +1,136 @@
+"""The thin gRPC servicer: protobuf in, domain calls, statuses out."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any, NoReturn
+
+import grpc
+import structlog
+from arbiter_games import ActionError, MalformedAction, OptionsError
+from arbiter_wire import convert, reasons
+from arbiter_wire.status import status_for
+from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
+from google.protobuf.message import DecodeError
+from grpc_status import rpc_status
+
+from ..hosting import UnknownMatch
+from ..node import Arbiter, SeekRefused
+from ..sessions.session import BotSession, Closing, Delivery
+
+log = structlog.get_logger("arbiter")
+
+
+def bearer_token(metadata: Any) -> str | None:
+    """The token of ``authorization: Bearer <token>`` (the scheme is case-sensitive)."""
+    for key, value in metadata or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer ") :].strip()
+    return None
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``repr`` of a bot's text, cut short so that a huge input gives a short message."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else quoted[: limit - 3] + "..."
+
+
+async def abort_with(context: grpc.aio.ServicerContext[Any, Any], reason: str, message: str) -> NoReturn:
+    rich = rpc_status.to_status(status_for(reason, message))
+    await context.abort(rich.code, rich.details, trailing_metadata=rich.trailing_metadata)
+    raise AssertionError("abort returned")  # pragma: no cover
+
+
+class BotServicer(pb_grpc.BotServiceServicer):
+    def __init__(self, arbiter: Arbiter) -> None:
+        self.arbiter = arbiter
+
+    async def Play(  # noqa: N802 - the RPC's name
+        self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
+        name = self.arbiter.authenticate(bearer_token(context.invocation_metadata()))
+        if name is None:
+            await abort_with(
+                context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
+            )
+        session = self.arbiter.attach(name)
+        reader = asyncio.create_task(self._read(request_iterator, session))
+        try:
+            while True:
+                item = await session.next_item()
+                if item is None:
+                    return
+                if isinstance(item, Closing):
+                    await abort_with(context, item.reason, item.message)
+                if isinstance(item, Delivery):
+                    item.on_sent()
+                    item = item.message
+                await context.write(item)
+        finally:
+            reader.cancel()
+            self.arbiter.detach(session)
+
+    async def _read(self, requests: AsyncIterator[pb.PlayRequest], session: BotSession) -> None:
+        try:
+            async for request in requests:
+                if session.closed:
+                    break  # replaced or closing: nothing more from this stream counts
+                kind = request.WhichOneof("kind")
+                try:
+                    if kind == "move":
+                        self._move(session, request.move)
+                    elif kind == "seek":
+                        self._seek(session, request.seek)
+                except Exception:  # noqa: BLE001 - one bad request must not end the bot's session
+                    log.exception("request_failed", bot=session.bot_name, kind=kind)
+        except DecodeError:
+            session.close(reasons.BAD_REQUEST, "a request could not be decoded as an arbiter.v1.PlayRequest")
+        except (asyncio.CancelledError, grpc.aio.AioRpcError):
+            pass
+        finally:
+            session.end()  # ends the writer (after a Closing, if one was queued)
+
+    def _move(self, session: BotSession, move: pb.Move) -> None:
+        match = self.arbiter.find_match(session.bot_name, move.match_id)
+        action: object | ActionError = None
+        if match is not None:
+            try:
+                action = convert.action_from_pb(match.game.name, move.action)
+            except ActionError as exc:
+                action = exc
+            except (ValueError, TypeError, OverflowError) as exc:
+                action = MalformedAction(f"cannot read the action: {type(exc).__name__}")
+        try:
+            self.arbiter.move(session.bot_name, move.match_id, move.turn_id, action)
+        except UnknownMatch:
+            status = status_for(
+                reasons.UNKNOWN_MATCH, f"no match {shown(move.match_id)} for bot {session.bot_name}"
+            )
+            rejected = pb.MoveRejected(match_id=move.match_id, turn_id=move.turn_id, status=status)
+            session.send(pb.PlayResponse(move_rejected=rejected))
+
+    def _seek(self, session: BotSession, seek: pb.Seek) -> None:
+        try:
+            game, options = convert.spec_from_pb(seek.spec)
+            control = None
+            if seek.HasField("time_control"):
+                control = convert.time_control_from_pb(seek.time_control)
+            accepted = self.arbiter.seek(session.bot_name, game, options, control, seek.seek_id)
+        except (OptionsError, ValueError) as exc:
+            status = status_for(reasons.BAD_REQUEST, str(exc))
+            session.send(pb.PlayResponse(seek_rejected=pb.SeekRejected(status=status, seek_id=seek.seek_id)))
+            return
+        except SeekRefused as exc:
+            rejected = pb.SeekRejected(status=status_for(exc.reason, exc.message), seek_id=seek.seek_id)
+            session.send(pb.PlayResponse(seek_rejected=rejected))
+            return
+        if accepted.waiting:
+            key = accepted.key
+            pending = pb.SeekPending(
+                seek_id=seek.seek_id,
+                waiting=accepted.waiting,
+                spec=convert.spec_to_pb(key.game, dict(key.options)),
+            )
+            session.send(pb.PlayResponse(seek_pending=pending))
