@@ -1,5 +1,5 @@
 """Hostile input to the engines: every refusal is MalformedAction or IllegalAction with a short
-message, never a TypeError or ValueError from Python itself."""
+message, never a TypeError or ValueError from Python itself; and Surge's final observation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from arbiter.engines.base import IllegalAction, MalformedAction
 from arbiter.engines.fravan import FRAVAN
 from arbiter.engines.hexflank import Place
-from arbiter.engines.surge import SKIP, SURGE, PlaceStone
+from arbiter.engines.surge import BLUE, ORANGE, SKIP, SURGE, PlaceStone, Skip
 from arbiter.engines.torrent import TORRENT
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,3 +185,37 @@ def test_surge_off_board_square_or_value_message_is_short(value, square, words):
     assert refused(lambda: SURGE.apply(state, PlaceStone(3, "a9")), IllegalAction) == (
         "a9 is not a square of the board (a1..h8)"
     )
+
+
+# ---- 4. Surge: first_placer after the end is the first placer of the round named by ``round`` ----
+
+
+def _first_placer_of(round_number: int) -> str:
+    return BLUE if round_number % 2 == 1 else ORANGE  # proto: "Blue in odd rounds"
+
+
+@pytest.mark.parametrize("start", [1, 2, 4, 7])
+def test_surge_final_observation_first_placer_agrees_with_round(start):
+    state = SURGE.position("/".join([". . . . . . . ."] * 8), round=start)  # nobody can place
+    while not state.over:
+        state = SURGE.apply(state, Skip())
+    assert state.rounds_played == start
+    for seat in (1, 2):
+        obs = SURGE.observe(state, seat)
+        assert obs.over and obs.round == start + 1
+        assert obs.first_placer == _first_placer_of(obs.round)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_surge_first_placer_agrees_with_round_in_every_observation(seed):
+    import random
+
+    rng = random.Random(seed)
+    state = SURGE.new_game(None, bytes([seed]) * 32)
+    while True:
+        for seat in (1, 2):
+            obs = SURGE.observe(state, seat)
+            assert obs.first_placer == _first_placer_of(obs.round), (obs.round, obs.over)
+        if state.over:
+            break
+        state = SURGE.apply(state, rng.choice(SURGE.legal_actions(state)))

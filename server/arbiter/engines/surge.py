@@ -806,7 +806,8 @@ class SurgeObservation:
     revealed; ``value`` is ``None`` for the opponent's stone. ``hand`` and ``supply`` are this
     seat's stones, sorted (the supply as a multiset: never its order). ``removed_blue`` and
     ``removed_orange`` are the values removed from the board so far, sorted. ``round`` is the
-    round being played (after the end: one more than ``rounds_played``).
+    round being played (after the end: one more than ``rounds_played``); ``first_placer`` places
+    first in that round (Blue in odd rounds), also after the end.
     """
 
     seat: int
@@ -1034,7 +1035,7 @@ class SurgeRules:
             over=over,
             your_turn=state.mover == p,
             to_move=None if over else COLOURS[state.mover],
-            first_placer=COLOURS[state.first],
+            first_placer=COLOURS[state.done % 2] if over else COLOURS[state.first],  # of ``round``
             face_up=tuple(face_up),
             face_down=tuple(face_down),
             hand=tuple(state.hands[p]),
