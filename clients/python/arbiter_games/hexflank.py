@@ -41,10 +41,18 @@ _FLANKED_MIDPOINT = re.compile(rb"([BW])\.(?:\.\.)*(?=\1)")
 POINT_NAME = re.compile(r"[a-z](?:0|[1-9][0-9]*)\Z")
 
 
+def _cut(text: str) -> str:
+    """``text``, cut short so that a huge input gives a short message."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _shown(value: object) -> str:
     """``repr`` of a bot's input, cut short so that a huge input gives a short message."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail (an int of over 4300 digits raises)
+        return f"<{type(value).__name__}>"
+    return _cut(text)
 
 
 # The six cardinal directions, as pairs of opposites along the three axes.
@@ -480,14 +488,14 @@ class FlankRules:
             raise IllegalAction("the game is over")
         if type(action) is Place:
             geo = state.geo
-            p = geo.index.get(action.point)
+            p = geo.index.get(action.point) if isinstance(action.point, str) else None
             if p is None:
                 if not isinstance(action.point, str) or not POINT_NAME.match(action.point):
                     raise MalformedAction(
                         f"{_shown(action.point)} is not a point name (a lowercase letter then a number "
                         "without leading zeros, such as 'g7')"
                     )
-                raise IllegalAction(f"{action.point} is not on the size-{geo.size} board")
+                raise IllegalAction(f"{_cut(action.point)} is not on the size-{geo.size} board")
             board = state.board
             if board[p]:
                 raise IllegalAction(f"{action.point} is occupied")

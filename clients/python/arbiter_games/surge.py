@@ -137,6 +137,20 @@ _NUMBER = r"(?:0|[1-9][0-9]{0,19})"
 _ACTION_RE: Final = re.compile(rf"({_NUMBER})@([a-z])({_NUMBER})", re.ASCII)
 
 
+def _cut(text: str) -> str:
+    """``text``, cut short so that a huge input gives a short message."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _shown(value: object) -> str:
+    """``repr`` of a bot's input, cut short (also an int past Python's int string conversion limit)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail (an int of over 4300 digits raises)
+        return f"<{type(value).__name__}>"
+    return _cut(text)
+
+
 def _parse_error(text: str) -> MalformedAction:
     """The most helpful explanation of why ``text`` is not an action."""
     shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
@@ -153,9 +167,8 @@ def _parse_error(text: str) -> MalformedAction:
             return MalformedAction(f"cannot parse {shown}: the value comes first, then the square (7@c2)")
         return MalformedAction(f"cannot parse {shown}: the value must be a decimal number; {usage}")
     if len(value) > 1 and value[0] == "0":
-        return MalformedAction(
-            f"cannot parse {shown}: write the value without leading zeros ({int(value)}@...)"
-        )
+        digits = _cut(value.lstrip("0") or "0")
+        return MalformedAction(f"cannot parse {shown}: write the value without leading zeros ({digits}@...)")
     if len(value) > 20:
         return MalformedAction(f"cannot parse {shown}: the value has too many digits")
     m = re.fullmatch(r"([A-Za-z])([0-9]+)", square, re.ASCII)
@@ -164,12 +177,11 @@ def _parse_error(text: str) -> MalformedAction:
     letter, row = m.groups()
     if letter.isupper():
         return MalformedAction(
-            f"cannot parse {shown}: write the square in lower case ({letter.lower()}{row})"
+            f"cannot parse {shown}: write the square in lower case ({_cut(letter.lower() + row)})"
         )
     if len(row) > 1 and row[0] == "0":
-        return MalformedAction(
-            f"cannot parse {shown}: write the row without leading zeros ({letter}{int(row)})"
-        )
+        square = _cut(letter + (row.lstrip("0") or "0"))
+        return MalformedAction(f"cannot parse {shown}: write the row without leading zeros ({square})")
     return MalformedAction(f"cannot parse {shown}: the row number has too many digits")
 
 
@@ -206,7 +218,7 @@ def format_action(action: SurgeAction) -> str:
         return f"{action.value}@{action.square}"
     if isinstance(action, Skip):
         return "skip"
-    raise MalformedAction(f"not a Surge Stones action: {action!r}")
+    raise MalformedAction(f"not a Surge Stones action: {_shown(action)}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -794,7 +806,8 @@ class SurgeObservation:
     revealed; ``value`` is ``None`` for the opponent's stone. ``hand`` and ``supply`` are this
     seat's stones, sorted (the supply as a multiset: never its order). ``removed_blue`` and
     ``removed_orange`` are the values removed from the board so far, sorted. ``round`` is the
-    round being played (after the end: one more than ``rounds_played``).
+    round being played (after the end: one more than ``rounds_played``); ``first_placer`` places
+    first in that round (Blue in odd rounds), also after the end.
     """
 
     seat: int
@@ -1022,7 +1035,7 @@ class SurgeRules:
             over=over,
             your_turn=state.mover == p,
             to_move=None if over else COLOURS[state.mover],
-            first_placer=COLOURS[state.first],
+            first_placer=COLOURS[state.done % 2] if over else COLOURS[state.first],  # of ``round``
             face_up=tuple(face_up),
             face_down=tuple(face_down),
             hand=tuple(state.hands[p]),
@@ -1122,7 +1135,7 @@ class SurgeRules:
             v = action.value  # type: ignore[union-attr]
             square = action.square  # type: ignore[union-attr]
             hand = state.hands[p]
-            if type(v) is int and type(square) is str and v in hand:
+            if type(v) is int and isinstance(square, str) and v in hand:
                 where = _HOME_CR[p].get(square)
                 if where is not None:
                     c, r, bit = where
@@ -1154,7 +1167,7 @@ class SurgeRules:
                 self.apply_in_place(state, PlaceStone(action.value, action.square))
             return
         else:
-            raise MalformedAction(f"not a Surge Stones action: {action!r} (use PlaceStone or Skip)")
+            raise MalformedAction(f"not a Surge Stones action: {_shown(action)} (use PlaceStone or Skip)")
         if p == state.first:
             state.mover = 1 - p
         else:
@@ -1174,9 +1187,11 @@ class SurgeRules:
         assert isinstance(action, PlaceStone)
         v, square = action.value, action.square
         if type(v) is not int:
-            return MalformedAction(f"a stone value is an int, not {type(v).__name__}: {action!r}")
+            return MalformedAction(f"a stone value is an int, not {type(v).__name__}: {_shown(action)}")
         if not isinstance(square, str):
-            return MalformedAction(f"a square is a name like 'c2', not {type(square).__name__}: {action!r}")
+            return MalformedAction(
+                f"a square is a name like 'c2', not {type(square).__name__}: {_shown(action)}"
+            )
         if not hand:
             return IllegalAction(f"{who} has no stone in hand: the only legal action is skip")
         if not self.can_place(state):
@@ -1184,12 +1199,12 @@ class SurgeRules:
                 f"all of {who}'s home squares ({rows}) are occupied: the only legal action is skip"
             )
         if not 1 <= v <= 10:
-            return IllegalAction(f"{v} is not a stone value (values are 1..10)")
+            return IllegalAction(f"{_shown(v)} is not a stone value (values are 1..10)")
         if v not in hand:
             return IllegalAction(f"{v} is not in your hand {hand}")
         index = _SQ_INDEX.get(square)
         if index is None:
-            return IllegalAction(f"{square} is not a square of the board (a1..h8)")
+            return IllegalAction(f"{_cut(square)} is not a square of the board (a1..h8)")
         if square not in _HOME_CR[p]:
             return IllegalAction(f"{square} is not one of {who}'s home squares ({rows})")
         return IllegalAction(f"{square} is occupied")
