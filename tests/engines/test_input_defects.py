@@ -4,11 +4,11 @@ message, never a TypeError or ValueError from Python itself; and Surge's final o
 from __future__ import annotations
 
 import pytest
-from arbiter.engines.base import IllegalAction, MalformedAction
-from arbiter.engines.fravan import FRAVAN
-from arbiter.engines.hexflank import Place
-from arbiter.engines.surge import BLUE, ORANGE, SKIP, SURGE, PlaceStone, Skip
-from arbiter.engines.torrent import TORRENT
+from arbiter_games.base import IllegalAction, MalformedAction
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import Place
+from arbiter_games.surge import BLUE, ORANGE, SKIP, SURGE, PlaceStone, Skip
+from arbiter_games.torrent import TORRENT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
