@@ -12,7 +12,7 @@ def run(*args):
     return CliRunner().invoke(main, ["conformance", *map(str, args)])
 
 
-def test_shared_vectors_all_pass():
+def test_the_projects_vectors_all_pass():
     files = sorted(VECTORS.glob("*.jsonl"))
     result = run(*files)
     total = sum(1 for f in files for line in f.read_text().splitlines() if line.strip())

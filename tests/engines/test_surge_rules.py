@@ -1,5 +1,5 @@
 """Surge Stones: one small hand-built position per rule and per decision of the rules page
-(``shared/rules/surge-stones.md``), each worked out by hand."""
+(``docs/rules/surge-stones.md``), each worked out by hand."""
 
 from __future__ import annotations
 

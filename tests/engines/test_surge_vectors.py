@@ -1,4 +1,4 @@
-"""The shared Surge Stones conformance vectors, run straight against the engine module (the
+"""The Surge Stones conformance vectors (tests/vectors), run straight against the engine module (the
 conformance CLI runs them too, through its own runner)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every shared conformance vector (copied into tests/vectors) passes, case by case."""
+"""Every conformance vector in tests/vectors passes, case by case."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""The flank-and-flip game shared by Torrent and Fravan (``../shared/rules/torrent-fravan.md``).
+"""The flank-and-flip game shared by Torrent and Fravan (rules: ``docs/rules/torrent-fravan.md``).
 
 The two games differ only in how a stone flanked by both colours is resolved:
 Fravan locks a stone the first time it flips by double flank. ``FlankRules``

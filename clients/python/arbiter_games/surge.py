@@ -1,4 +1,4 @@
-"""Surge Stones: the rules engine (``/shared/rules/surge-stones.md`` is the authority).
+"""Surge Stones: the rules engine (rules: ``docs/rules/surge-stones.md``).
 
 Two players, Blue (seat 1) and Orange (seat 2), 8x8 board. Each round both players place one stone
 face-down on an empty square of their home rows (Blue rows 1-2, Orange rows 7-8), then all stones are

@@ -1,4 +1,4 @@
-"""A Surge Stones bot that follows the tips at the end of the rules page.
+"""A Surge Stones bot that follows the tips at the end of the rules page (docs/rules/surge-stones.md).
 
     python -m arbiter_bot.examples.surge_tips --server localhost:50051 --token TOKEN --game surge
 
