@@ -12,6 +12,14 @@ MAX_REQUEST_BYTES = 64 * 1024
 SEEK_LIMIT = 16
 #: Bytes of replies waiting unread for one session before the arbiter closes it (RESOURCE_EXHAUSTED).
 OUTBOX_BYTES_LIMIT = 4 * 1024 * 1024
+#: The call metadata key a bot names its version with, and the longest version accepted.
+BOT_VERSION_METADATA = "arbiter-bot-version"
+MAX_BOT_VERSION_LENGTH = 64
+#: What a bot that names no version plays as.
+UNVERSIONED = "unversioned"
+#: The most matches at once a bot may ask for on one ladder.
+MAX_LADDER_CONCURRENCY = 16
+
 #: Keepalive: a ping every 20 s; a connection counts as dead 10 s after an unanswered ping.
 KEEPALIVE_TIME_MS = 20_000
 KEEPALIVE_TIMEOUT_MS = 10_000

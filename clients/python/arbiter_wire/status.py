@@ -8,9 +8,12 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from .reasons import (
     BAD_REQUEST,
     BAD_TOKEN,
+    BOT_DISABLED,
+    CHALLENGE_REFUSED,
     CLOCK_EXPIRED,
     DOMAIN,
     ILLEGAL_ACTION,
+    LADDER_NOT_FOUND,
     MALFORMED_ACTION,
     NOT_YOUR_TURN,
     REPLACED,
@@ -33,6 +36,9 @@ CODES: dict[str, int] = {
     BAD_REQUEST: code_pb2.INVALID_ARGUMENT,
     SHUTTING_DOWN: code_pb2.UNAVAILABLE,
     RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    LADDER_NOT_FOUND: code_pb2.NOT_FOUND,
+    BOT_DISABLED: code_pb2.PERMISSION_DENIED,
+    CHALLENGE_REFUSED: code_pb2.FAILED_PRECONDITION,
 }
 
 

@@ -29,47 +29,59 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x17google/rpc/status.proto\"Y\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x42\x06\n\x04kind\"j\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x0f\n\x07seek_id\x18\x03 \x01(\t\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\x94\x03\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x12/\n\x0cseek_pending\x18\x08 \x01(\x0b\x32\x17.arbiter.v1.SeekPendingH\x00\x42\x06\n\x04kind\"S\n\x0bSeekPending\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\"\n\x04spec\x18\x03 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\"C\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0f\n\x07seek_id\x18\x02 \x01(\t\"\x9e\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\x12\x16\n\x0eserver_version\x18\x03 \x01(\t\x12\x35\n\x14\x64\x65\x66\x61ult_time_control\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0f\x65nded_match_ids\x18\x05 \x03(\t\"\xcd\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x0f\n\x07seek_id\x18\x0c \x01(\t\x12,\n\x0bobservation\x18\r \x01(\x0b\x32\x17.arbiter.v1.Observation\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x17google/rpc/status.proto\"\xe5\x01\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x12-\n\x0bjoin_ladder\x18\x03 \x01(\x0b\x32\x16.arbiter.v1.JoinLadderH\x00\x12/\n\x0cleave_ladder\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.LeaveLadderH\x00\x12*\n\tchallenge\x18\x05 \x01(\x0b\x32\x15.arbiter.v1.ChallengeH\x00\x42\x06\n\x04kind\"4\n\nJoinLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x16\n\x0emax_concurrent\x18\x02 \x01(\r\"\x1d\n\x0bLeaveLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\"C\n\tChallenge\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x10\n\x08opponent\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"j\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x0f\n\x07seek_id\x18\x03 \x01(\t\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\xfe\x03\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x12/\n\x0cseek_pending\x18\x08 \x01(\x0b\x32\x17.arbiter.v1.SeekPendingH\x00\x12\x31\n\rladder_joined\x18\t \x01(\x0b\x32\x18.arbiter.v1.LadderJoinedH\x00\x12\x35\n\x0fladder_rejected\x18\n \x01(\x0b\x32\x1a.arbiter.v1.LadderRejectedH\x00\x42\x06\n\x04kind\"\xbc\x02\n\x0cLadderJoined\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x31\n\x0etimeout_policy\x18\x04 \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\x05 \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12\r\n\x05rated\x18\x06 \x01(\x08\x12\x16\n\x0emax_concurrent\x18\x07 \x01(\r\x12\x13\n\x0b\x62ot_version\x18\x08 \x01(\t\x12\x1a\n\x12resumed_from_pause\x18\t \x01(\t\"Z\n\x0eLadderRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0e\n\x06ladder\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"S\n\x0bSeekPending\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\"\n\x04spec\x18\x03 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\"C\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0f\n\x07seek_id\x18\x02 \x01(\t\"\xe3\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\x12\x16\n\x0eserver_version\x18\x03 \x01(\t\x12\x35\n\x14\x64\x65\x66\x61ult_time_control\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0f\x65nded_match_ids\x18\x05 \x03(\t\x12\x13\n\x0b\x62ot_version\x18\x06 \x01(\t\x12.\n\rladder_pauses\x18\x07 \x03(\x0b\x32\x17.arbiter.v1.LadderPause\"-\n\x0bLadderPause\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xdd\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x0f\n\x07seek_id\x18\x0c \x01(\t\x12,\n\x0bobservation\x18\r \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0e\n\x06ladder\x18\x0e \x01(\t\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arbiter.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=2593
-  _globals['_TIMEOUTPOLICY']._serialized_end=2700
-  _globals['_ILLEGALACTIONPOLICY']._serialized_start=2703
-  _globals['_ILLEGALACTIONPOLICY']._serialized_end=2832
-  _globals['_PLAYREQUEST']._serialized_start=174
-  _globals['_PLAYREQUEST']._serialized_end=263
-  _globals['_SEEK']._serialized_start=265
-  _globals['_SEEK']._serialized_end=371
-  _globals['_MOVE']._serialized_start=373
-  _globals['_MOVE']._serialized_end=450
-  _globals['_ACTION']._serialized_start=452
-  _globals['_ACTION']._serialized_end=552
-  _globals['_OBSERVATION']._serialized_start=554
-  _globals['_OBSERVATION']._serialized_end=669
-  _globals['_LEGALACTIONS']._serialized_start=671
-  _globals['_LEGALACTIONS']._serialized_end=775
-  _globals['_PLAYRESPONSE']._serialized_start=778
-  _globals['_PLAYRESPONSE']._serialized_end=1182
-  _globals['_SEEKPENDING']._serialized_start=1184
-  _globals['_SEEKPENDING']._serialized_end=1267
-  _globals['_SEEKREJECTED']._serialized_start=1269
-  _globals['_SEEKREJECTED']._serialized_end=1336
-  _globals['_WELCOME']._serialized_start=1339
-  _globals['_WELCOME']._serialized_end=1497
-  _globals['_MATCHSTARTED']._serialized_start=1500
-  _globals['_MATCHSTARTED']._serialized_end=1961
-  _globals['_TURN']._serialized_start=1964
-  _globals['_TURN']._serialized_end=2246
-  _globals['_MOVEREJECTED']._serialized_start=2248
-  _globals['_MOVEREJECTED']._serialized_end=2352
-  _globals['_MOVEACKNOWLEDGED']._serialized_start=2354
-  _globals['_MOVEACKNOWLEDGED']._serialized_end=2407
-  _globals['_MATCHENDED']._serialized_start=2410
-  _globals['_MATCHENDED']._serialized_end=2591
-  _globals['_BOTSERVICE']._serialized_start=2834
-  _globals['_BOTSERVICE']._serialized_end=2909
+  _globals['_TIMEOUTPOLICY']._serialized_start=3537
+  _globals['_TIMEOUTPOLICY']._serialized_end=3644
+  _globals['_ILLEGALACTIONPOLICY']._serialized_start=3647
+  _globals['_ILLEGALACTIONPOLICY']._serialized_end=3776
+  _globals['_PLAYREQUEST']._serialized_start=175
+  _globals['_PLAYREQUEST']._serialized_end=404
+  _globals['_JOINLADDER']._serialized_start=406
+  _globals['_JOINLADDER']._serialized_end=458
+  _globals['_LEAVELADDER']._serialized_start=460
+  _globals['_LEAVELADDER']._serialized_end=489
+  _globals['_CHALLENGE']._serialized_start=491
+  _globals['_CHALLENGE']._serialized_end=558
+  _globals['_SEEK']._serialized_start=560
+  _globals['_SEEK']._serialized_end=666
+  _globals['_MOVE']._serialized_start=668
+  _globals['_MOVE']._serialized_end=745
+  _globals['_ACTION']._serialized_start=747
+  _globals['_ACTION']._serialized_end=847
+  _globals['_OBSERVATION']._serialized_start=849
+  _globals['_OBSERVATION']._serialized_end=964
+  _globals['_LEGALACTIONS']._serialized_start=966
+  _globals['_LEGALACTIONS']._serialized_end=1070
+  _globals['_PLAYRESPONSE']._serialized_start=1073
+  _globals['_PLAYRESPONSE']._serialized_end=1583
+  _globals['_LADDERJOINED']._serialized_start=1586
+  _globals['_LADDERJOINED']._serialized_end=1902
+  _globals['_LADDERREJECTED']._serialized_start=1904
+  _globals['_LADDERREJECTED']._serialized_end=1994
+  _globals['_SEEKPENDING']._serialized_start=1996
+  _globals['_SEEKPENDING']._serialized_end=2079
+  _globals['_SEEKREJECTED']._serialized_start=2081
+  _globals['_SEEKREJECTED']._serialized_end=2148
+  _globals['_WELCOME']._serialized_start=2151
+  _globals['_WELCOME']._serialized_end=2378
+  _globals['_LADDERPAUSE']._serialized_start=2380
+  _globals['_LADDERPAUSE']._serialized_end=2425
+  _globals['_MATCHSTARTED']._serialized_start=2428
+  _globals['_MATCHSTARTED']._serialized_end=2905
+  _globals['_TURN']._serialized_start=2908
+  _globals['_TURN']._serialized_end=3190
+  _globals['_MOVEREJECTED']._serialized_start=3192
+  _globals['_MOVEREJECTED']._serialized_end=3296
+  _globals['_MOVEACKNOWLEDGED']._serialized_start=3298
+  _globals['_MOVEACKNOWLEDGED']._serialized_end=3351
+  _globals['_MATCHENDED']._serialized_start=3354
+  _globals['_MATCHENDED']._serialized_end=3535
+  _globals['_BOTSERVICE']._serialized_start=3778
+  _globals['_BOTSERVICE']._serialized_end=3853
 # @@protoc_insertion_point(module_scope)

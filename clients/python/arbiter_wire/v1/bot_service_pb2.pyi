@@ -33,12 +33,42 @@ ILLEGAL_ACTION_POLICY_FORFEIT: IllegalActionPolicy
 ILLEGAL_ACTION_POLICY_REJECT: IllegalActionPolicy
 
 class PlayRequest(_message.Message):
-    __slots__ = ("seek", "move")
+    __slots__ = ("seek", "move", "join_ladder", "leave_ladder", "challenge")
     SEEK_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
+    JOIN_LADDER_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_LADDER_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_FIELD_NUMBER: _ClassVar[int]
     seek: Seek
     move: Move
-    def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
+    join_ladder: JoinLadder
+    leave_ladder: LeaveLadder
+    challenge: Challenge
+    def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., join_ladder: _Optional[_Union[JoinLadder, _Mapping]] = ..., leave_ladder: _Optional[_Union[LeaveLadder, _Mapping]] = ..., challenge: _Optional[_Union[Challenge, _Mapping]] = ...) -> None: ...
+
+class JoinLadder(_message.Message):
+    __slots__ = ("ladder", "max_concurrent")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENT_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    max_concurrent: int
+    def __init__(self, ladder: _Optional[str] = ..., max_concurrent: _Optional[int] = ...) -> None: ...
+
+class LeaveLadder(_message.Message):
+    __slots__ = ("ladder",)
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    def __init__(self, ladder: _Optional[str] = ...) -> None: ...
+
+class Challenge(_message.Message):
+    __slots__ = ("ladder", "opponent", "challenge_id")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    opponent: str
+    challenge_id: str
+    def __init__(self, ladder: _Optional[str] = ..., opponent: _Optional[str] = ..., challenge_id: _Optional[str] = ...) -> None: ...
 
 class Seek(_message.Message):
     __slots__ = ("spec", "time_control", "seek_id")
@@ -85,7 +115,7 @@ class LegalActions(_message.Message):
     def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankLegal, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeLegal, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending")
+    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending", "ladder_joined", "ladder_rejected")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +124,8 @@ class PlayResponse(_message.Message):
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
     SEEK_REJECTED_FIELD_NUMBER: _ClassVar[int]
     SEEK_PENDING_FIELD_NUMBER: _ClassVar[int]
+    LADDER_JOINED_FIELD_NUMBER: _ClassVar[int]
+    LADDER_REJECTED_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_started: MatchStarted
     turn: Turn
@@ -102,7 +134,41 @@ class PlayResponse(_message.Message):
     match_ended: MatchEnded
     seek_rejected: SeekRejected
     seek_pending: SeekPending
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ...) -> None: ...
+    ladder_joined: LadderJoined
+    ladder_rejected: LadderRejected
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ..., ladder_joined: _Optional[_Union[LadderJoined, _Mapping]] = ..., ladder_rejected: _Optional[_Union[LadderRejected, _Mapping]] = ...) -> None: ...
+
+class LadderJoined(_message.Message):
+    __slots__ = ("ladder", "spec", "time_control", "timeout_policy", "illegal_action_policy", "rated", "max_concurrent", "bot_version", "resumed_from_pause")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    ILLEGAL_ACTION_POLICY_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    MAX_CONCURRENT_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_FROM_PAUSE_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    spec: _common_pb2.GameSpec
+    time_control: _common_pb2.TimeControl
+    timeout_policy: TimeoutPolicy
+    illegal_action_policy: IllegalActionPolicy
+    rated: bool
+    max_concurrent: int
+    bot_version: str
+    resumed_from_pause: str
+    def __init__(self, ladder: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., rated: _Optional[bool] = ..., max_concurrent: _Optional[int] = ..., bot_version: _Optional[str] = ..., resumed_from_pause: _Optional[str] = ...) -> None: ...
+
+class LadderRejected(_message.Message):
+    __slots__ = ("status", "ladder", "challenge_id")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    CHALLENGE_ID_FIELD_NUMBER: _ClassVar[int]
+    status: _status_pb2.Status
+    ladder: str
+    challenge_id: str
+    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., ladder: _Optional[str] = ..., challenge_id: _Optional[str] = ...) -> None: ...
 
 class SeekPending(_message.Message):
     __slots__ = ("seek_id", "waiting", "spec")
@@ -123,21 +189,33 @@ class SeekRejected(_message.Message):
     def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., seek_id: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control", "ended_match_ids")
+    __slots__ = ("bot_name", "resumed_match_ids", "server_version", "default_time_control", "ended_match_ids", "bot_version", "ladder_pauses")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     RESUMED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     ENDED_MATCH_IDS_FIELD_NUMBER: _ClassVar[int]
+    BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LADDER_PAUSES_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     resumed_match_ids: _containers.RepeatedScalarFieldContainer[str]
     server_version: str
     default_time_control: _common_pb2.TimeControl
     ended_match_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., ended_match_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    bot_version: str
+    ladder_pauses: _containers.RepeatedCompositeFieldContainer[LadderPause]
+    def __init__(self, bot_name: _Optional[str] = ..., resumed_match_ids: _Optional[_Iterable[str]] = ..., server_version: _Optional[str] = ..., default_time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., ended_match_ids: _Optional[_Iterable[str]] = ..., bot_version: _Optional[str] = ..., ladder_pauses: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ...) -> None: ...
+
+class LadderPause(_message.Message):
+    __slots__ = ("ladder", "reason")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    reason: str
+    def __init__(self, ladder: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class MatchStarted(_message.Message):
-    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id", "observation")
+    __slots__ = ("match_id", "spec", "seat", "colour", "opponent_name", "time_control", "seed_commitment", "resumed", "timeout_policy", "illegal_action_policy", "clocks", "seek_id", "observation", "ladder")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +229,7 @@ class MatchStarted(_message.Message):
     CLOCKS_FIELD_NUMBER: _ClassVar[int]
     SEEK_ID_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    LADDER_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     spec: _common_pb2.GameSpec
     seat: _common_pb2.Seat
@@ -164,7 +243,8 @@ class MatchStarted(_message.Message):
     clocks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Clock]
     seek_id: str
     observation: Observation
-    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ...) -> None: ...
+    ladder: str
+    def __init__(self, match_id: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., colour: _Optional[_Union[_common_pb2.Colour, str]] = ..., opponent_name: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., seed_commitment: _Optional[str] = ..., resumed: _Optional[bool] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., clocks: _Optional[_Iterable[_Union[_common_pb2.Clock, _Mapping]]] = ..., seek_id: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., ladder: _Optional[str] = ...) -> None: ...
 
 class Turn(_message.Message):
     __slots__ = ("match_id", "turn_id", "observation", "legal", "clocks", "decision_limit", "seat", "colour")

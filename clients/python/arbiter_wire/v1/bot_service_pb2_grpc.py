@@ -28,7 +28,9 @@ if _version_not_supported:
 class BotServiceStub:
     """Bots open one Play stream (so a bot behind NAT needs no open port) and keep it open across
     matches. Authenticate with call metadata "authorization: Bearer <token>"; a missing or wrong
-    token ends the call with UNAUTHENTICATED before anything else happens.
+    token ends the call with UNAUTHENTICATED before anything else happens. A bot names its version
+    with call metadata "arbiter-bot-version: <text>" (1 to 64 printable ASCII characters; absent
+    means "unversioned"); ladders keep ratings per bot version.
     """
 
     def __init__(self, channel):
@@ -47,7 +49,9 @@ class BotServiceStub:
 class BotServiceServicer:
     """Bots open one Play stream (so a bot behind NAT needs no open port) and keep it open across
     matches. Authenticate with call metadata "authorization: Bearer <token>"; a missing or wrong
-    token ends the call with UNAUTHENTICATED before anything else happens.
+    token ends the call with UNAUTHENTICATED before anything else happens. A bot names its version
+    with call metadata "arbiter-bot-version: <text>" (1 to 64 printable ASCII characters; absent
+    means "unversioned"); ladders keep ratings per bot version.
     """
 
     def Play(self, request_iterator, context):
@@ -78,7 +82,9 @@ def add_BotServiceServicer_to_server(servicer, server):
 class BotService:
     """Bots open one Play stream (so a bot behind NAT needs no open port) and keep it open across
     matches. Authenticate with call metadata "authorization: Bearer <token>"; a missing or wrong
-    token ends the call with UNAUTHENTICATED before anything else happens.
+    token ends the call with UNAUTHENTICATED before anything else happens. A bot names its version
+    with call metadata "arbiter-bot-version: <text>" (1 to 64 printable ASCII characters; absent
+    means "unversioned"); ladders keep ratings per bot version.
     """
 
     @staticmethod

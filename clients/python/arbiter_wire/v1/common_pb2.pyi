@@ -57,6 +57,9 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_BAD_REQUEST: _ClassVar[ErrorReason]
     ERROR_REASON_SHUTTING_DOWN: _ClassVar[ErrorReason]
     ERROR_REASON_RESOURCE_EXHAUSTED: _ClassVar[ErrorReason]
+    ERROR_REASON_LADDER_NOT_FOUND: _ClassVar[ErrorReason]
+    ERROR_REASON_BOT_DISABLED: _ClassVar[ErrorReason]
+    ERROR_REASON_CHALLENGE_REFUSED: _ClassVar[ErrorReason]
 GAME_UNSPECIFIED: Game
 GAME_TORRENT: Game
 GAME_FRAVAN: Game
@@ -91,6 +94,9 @@ ERROR_REASON_REPLACED: ErrorReason
 ERROR_REASON_BAD_REQUEST: ErrorReason
 ERROR_REASON_SHUTTING_DOWN: ErrorReason
 ERROR_REASON_RESOURCE_EXHAUSTED: ErrorReason
+ERROR_REASON_LADDER_NOT_FOUND: ErrorReason
+ERROR_REASON_BOT_DISABLED: ErrorReason
+ERROR_REASON_CHALLENGE_REFUSED: ErrorReason
 
 class FlankOptions(_message.Message):
     __slots__ = ("size",)
