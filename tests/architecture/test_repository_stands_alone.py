@@ -25,5 +25,10 @@ def test_no_tracked_file_points_outside_the_repository():
 
 
 def test_the_rules_and_the_licence_are_in_the_repository():
-    for name in ("docs/rules/torrent-fravan.md", "docs/rules/surge-stones.md", "LICENSE", "tests/vectors/README.md"):
+    for name in (
+        "docs/rules/torrent-fravan.md",
+        "docs/rules/surge-stones.md",
+        "LICENSE",
+        "tests/vectors/README.md",
+    ):
         assert (ROOT / name).is_file(), name
