@@ -274,7 +274,9 @@ class Match:
         if self.pending is not pending or self.end is not None or pending.limit is None:
             return
         elapsed = self.now() - pending.issued
-        if elapsed < pending.limit:  # the clock started when the Turn was delivered: not yet
+        # Not yet: the clock started when the Turn was delivered. At exactly the limit the seat is
+        # still in time (as an answer is judged in ``submit``): look again once time has moved on.
+        if elapsed <= pending.limit:
             pending.timer = self.scheduler.call_later(
                 pending.limit - elapsed, lambda: self._on_timer(pending)
             )
