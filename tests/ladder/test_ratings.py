@@ -1,0 +1,196 @@
+"""The live openskill ratings: direction of updates, draws, replay equals live, the provisional threshold."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+
+import pytest
+from arbiter.ladder.model import BotVersion, RatedResult, Rating, Termination
+from arbiter.ladder.ratings import (
+    GAMES_TO_ESTABLISH,
+    PROVISIONAL_SIGMA,
+    RatingTally,
+    Winner,
+    apply_result,
+    initial_rating,
+    is_provisional,
+    rate,
+    recompute,
+)
+
+BOTS = [BotVersion(f"bot{k}", f"v{k % 3}") for k in range(8)]
+
+
+def result(
+    sequence: int,
+    seat_1: BotVersion,
+    seat_2: BotVersion,
+    winner: int | None,
+    termination: Termination = Termination.GAME_END,
+    rated: bool = True,
+) -> RatedResult:
+    return RatedResult(sequence, f"m{sequence}", "torrent", seat_1, seat_2, winner, termination, rated, 0.0)
+
+
+def random_results(seed: int, count: int) -> list[RatedResult]:
+    rng = random.Random(seed)
+    terminations = list(Termination)
+    out = []
+    for sequence in range(count):
+        a, b = rng.sample(BOTS, 2)
+        winner = rng.choice([1, 2, 1, 2, None])
+        out.append(result(sequence, a, b, winner, rng.choice(terminations), rng.random() < 0.9))
+    return out
+
+
+def test_initial_rating_is_openskills_default():
+    assert initial_rating() == Rating(25.0, 25.0 / 3.0)
+    assert is_provisional(initial_rating())
+
+
+def test_a_win_raises_the_winner_and_lowers_the_loser():
+    a, b = initial_rating(), Rating(27.0, 5.0)
+    for winner in (1, 2):
+        new_a, new_b = rate(a, b, winner)
+        if winner == 1:
+            assert new_a.mu > a.mu and new_b.mu < b.mu
+        else:
+            assert new_a.mu < a.mu and new_b.mu > b.mu
+        assert new_a.sigma < a.sigma and new_b.sigma < b.sigma
+
+
+def test_a_draw_between_equals_changes_no_mu():
+    for r in (initial_rating(), Rating(31.5, 2.2)):
+        new_a, new_b = rate(r, r, None)
+        assert new_a.mu == r.mu and new_b.mu == r.mu
+        assert new_a.sigma < r.sigma
+
+
+def test_a_draw_pulls_unequal_players_together():
+    strong, weak = Rating(30.0, 3.0), Rating(20.0, 3.0)
+    new_strong, new_weak = rate(strong, weak, None)
+    assert new_strong.mu < strong.mu and new_weak.mu > weak.mu
+
+
+def test_the_seat_does_not_matter():
+    a, b = Rating(26.0, 4.0), Rating(23.0, 6.0)
+    for winner, swapped in ((1, 2), (2, 1), (None, None)):
+        new_a, new_b = rate(a, b, winner)
+        assert rate(b, a, swapped) == (new_b, new_a)
+
+
+def test_rate_is_deterministic():
+    a, b = Rating(26.0, 4.0), Rating(23.0, 6.0)
+    assert rate(a, b, 1) == rate(a, b, 1)
+
+
+def test_a_bad_winner_is_refused():
+    with pytest.raises(ValueError):
+        rate(initial_rating(), initial_rating(), 3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        recompute([result(0, BOTS[0], BOTS[1], 0)])
+
+
+def live(results: list[RatedResult]) -> dict[BotVersion, RatingTally]:
+    """What the ladder does as results arrive: one apply_result each, in sequence order."""
+    tallies: dict[BotVersion, RatingTally] = {}
+    for r in results:
+        tallies.update(apply_result(tallies, r))
+    return tallies
+
+
+def live_with_rate(results: list[RatedResult]) -> dict[BotVersion, Rating]:
+    """The same with bare ``rate`` calls."""
+    ratings: dict[BotVersion, Rating] = {}
+    for r in results:
+        if not r.rated or r.termination is Termination.ABORTED:
+            continue
+        winner: Winner = 1 if r.winner_seat == 1 else 2 if r.winner_seat == 2 else None
+        a = ratings.get(r.seat_1, initial_rating())
+        b = ratings.get(r.seat_2, initial_rating())
+        ratings[r.seat_1], ratings[r.seat_2] = rate(a, b, winner)
+    return ratings
+
+
+def test_recompute_equals_live_bit_for_bit_over_500_results():
+    results = random_results(seed=11, count=500)
+    replayed = recompute(reversed(results))  # the replay sorts by sequence itself
+    assert replayed == live(results)
+    bare = live_with_rate(results)
+    assert {bv: t.rating for bv, t in replayed.items()} == bare
+    for bv, tally in replayed.items():
+        # bit-identical, not just equal to within rounding
+        assert tally.rating.mu.hex() == bare[bv].mu.hex() and tally.rating.sigma.hex() == bare[bv].sigma.hex()
+        assert tally.games == tally.wins + tally.losses + tally.draws
+    counted = [r for r in results if r.rated and r.termination is not Termination.ABORTED]
+    assert sum(t.games for t in replayed.values()) == 2 * len(counted)
+    assert len(replayed) == 8
+
+
+def test_recompute_does_not_depend_on_the_input_order():
+    results = random_results(seed=5, count=300)
+    shuffled = list(results)
+    random.Random(1).shuffle(shuffled)
+    assert recompute(shuffled) == recompute(results)
+    assert list(recompute(shuffled)) == sorted(recompute(results))
+
+
+def test_aborted_and_unrated_results_are_ignored():
+    a, b = BOTS[0], BOTS[1]
+    counted = [result(1, a, b, 1), result(4, b, a, None)]
+    ignored = [
+        result(2, a, b, 2, Termination.ABORTED),
+        result(3, a, b, 2, rated=False),
+        result(5, a, a, 1),  # a bot version against itself says nothing about either
+    ]
+    assert recompute(counted + ignored) == recompute(counted)
+    assert apply_result({}, ignored[0]) == {}
+    tallies = recompute(counted)
+    assert (tallies[a].games, tallies[a].wins, tallies[a].losses, tallies[a].draws) == (2, 1, 0, 1)
+    assert (tallies[b].games, tallies[b].wins, tallies[b].losses, tallies[b].draws) == (2, 0, 1, 1)
+    assert recompute(ignored) == {}
+
+
+def test_bot_faults_are_rated_like_any_loss():
+    a, b = BOTS[0], BOTS[1]
+    timeout = recompute([result(1, a, b, 2, Termination.TIMEOUT)])
+    assert timeout == recompute([result(1, a, b, 2)])
+
+
+def games_to_establish(seed: int) -> int:
+    """A middling newcomer plays, in turn, 8 bots of spread strengths that have ~100 games each."""
+    rng = random.Random(seed)
+    strengths = [-1.0 + 2.0 * k / 7 for k in range(8)]  # natural-log Bradley-Terry units
+    pool = [initial_rating() for _ in strengths]
+
+    def play(mine: float, theirs: float) -> Winner:
+        u = rng.random()
+        if u < 0.1:
+            return None
+        return 1 if u < 0.1 + 0.9 / (1.0 + math.exp(theirs - mine)) else 2
+
+    for _ in range(400):
+        i, j = rng.sample(range(8), 2)
+        pool[i], pool[j] = rate(pool[i], pool[j], play(strengths[i], strengths[j]))
+    newcomer = initial_rating()
+    for games in range(1, 1000):
+        j = (games - 1) % 8
+        newcomer, pool[j] = rate(newcomer, pool[j], play(0.0, strengths[j]))
+        if not is_provisional(newcomer):
+            return games
+    raise AssertionError("never established")
+
+
+def test_provisional_threshold_is_reached_after_the_documented_games():
+    measured = [games_to_establish(seed) for seed in range(51)]
+    assert statistics.median(measured) == GAMES_TO_ESTABLISH
+    assert 20 <= GAMES_TO_ESTABLISH <= 30
+    assert min(measured) >= 15 and max(measured) <= 40
+
+
+def test_is_provisional_is_sigma_above_the_threshold():
+    assert is_provisional(Rating(25.0, PROVISIONAL_SIGMA + 1e-9))
+    assert not is_provisional(Rating(25.0, PROVISIONAL_SIGMA))
+    assert RatingTally(Rating(10.0, 1.0)).provisional is False
