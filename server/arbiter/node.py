@@ -13,14 +13,16 @@ from arbiter_games import ActionError, OptionsError, get_game
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import reasons
-from arbiter_wire.limits import SEEK_LIMIT
+from arbiter_wire.limits import SEEK_LIMIT, UNVERSIONED
 
 from .hosting import EventBus, Listener, MatchHosting
 from .hosting.records import RecordWriter
+from .ladder.host import JoinAccepted, LadderHost, LadderRefused
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
 from .match.events import MatchEvent
 from .match.match import Match, MatchSetup
 from .sessions.auth import BotDirectory
+from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
 from .sessions.session import BotSession
 from .transport.encode import welcome
@@ -39,6 +41,8 @@ class ArbiterConfig:
     records_dir: Path | None = None
     #: Stop pairing after this many matches (the local runner uses it); None: no limit.
     max_matches: int | None = None
+    #: Tokens to bots when they come from a store (the ladder's); else ``bots`` answers.
+    bot_store: BotStore | None = None
 
 
 class SeekRefused(Exception):
@@ -79,22 +83,34 @@ class Arbiter:
             self.bus.subscribe(listener)
         self.hosting = MatchHosting(self.bus, now=now) if now is not None else MatchHosting(self.bus)
         self.matchmaker: Matchmaker = matchmaker or FifoMatchmaker()
+        #: The ladders, when the arbiter has a store (see ``bootstrap``).
+        self.ladders: LadderHost | None = None
         self.stopping = False
 
     # --- sessions -----------------------------------------------------------------------------
-    def authenticate(self, token: str | None) -> str | None:
-        return self.config.bots.authenticate(token)
+    def identify(self, token: str | None) -> BotIdentity | None:
+        if self.config.bot_store is not None:
+            return self.config.bot_store.identify(token)
+        name = self.config.bots.authenticate(token)
+        return None if name is None else BotIdentity(name)
 
-    def attach(self, bot_name: str) -> BotSession:
+    def authenticate(self, token: str | None) -> str | None:
+        identity = self.identify(token)
+        return None if identity is None else identity.name
+
+    def attach(self, bot_name: str, version: str = UNVERSIONED) -> BotSession:
         """Open a session (an older one is replaced), greet it, hand it its mail and its matches."""
         replaced = bot_name in self.sessions.sessions
-        session = self.sessions.open(bot_name)
+        session = self.sessions.open(bot_name, version)
         if replaced:
             self.matchmaker.remove_bot(bot_name)
+            if self.ladders is not None:
+                self.ladders.drop(bot_name)
         running = self.hosting.running_ids(bot_name)
         mail = self.sessions.take_mail(bot_name)
         ended = [message.match_ended.match_id for message in mail]
-        session.send(welcome(bot_name, running, ended, self.config.default_control))
+        pauses = self.ladders.pauses(bot_name) if self.ladders is not None else {}
+        session.send(welcome(bot_name, running, ended, self.config.default_control, version, pauses))
         for message in mail:
             session.send(message)
         self.hosting.resume(bot_name)
@@ -104,6 +120,25 @@ class Arbiter:
     def detach(self, session: BotSession) -> None:
         if self.sessions.close(session):
             self.matchmaker.remove_bot(session.bot_name)
+            if self.ladders is not None:
+                self.ladders.drop(session.bot_name)
+
+    # --- ladders ------------------------------------------------------------------------------
+    def _ladder_host(self) -> LadderHost:
+        if self.ladders is None:
+            raise LadderRefused(reasons.LADDER_NOT_FOUND, "this arbiter runs no ladders (it has no store)")
+        if self.stopping:
+            raise LadderRefused(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
+        return self.ladders
+
+    def join_ladder(self, session: BotSession, ladder: str, max_concurrent: int) -> JoinAccepted:
+        return self._ladder_host().join(session.bot_name, session.version, ladder, max_concurrent)
+
+    def leave_ladder(self, session: BotSession, ladder: str) -> None:
+        self._ladder_host().leave(session.bot_name, ladder)
+
+    def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
+        self._ladder_host().challenge(session.bot_name, ladder, opponent)
 
     # --- seeks --------------------------------------------------------------------------------
     def seek(

@@ -30,11 +30,13 @@ from arbiter_games import GAMES, SeedCheck, get_game
 from arbiter_games.surge_seed import SeedMismatch
 from arbiter_wire import convert
 from arbiter_wire.limits import (
+    BOT_VERSION_METADATA,
     CLIENT_CHANNEL_OPTIONS,
     ILLEGAL_POLICY_FROM_PB,
     SEEK_LIMIT,
     TIMEOUT_POLICY_FROM_PB,
 )
+from arbiter_wire.reasons import CHALLENGE_REFUSED, LADDER_NOT_FOUND
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from arbiter_wire.v1 import common_pb2 as cpb
@@ -251,6 +253,8 @@ class Session:
         fallback_on_error: bool = True,
         strict_seed: bool = False,
         rng: random.Random | None = None,
+        ladder: str | None = None,
+        version: str | None = None,
     ) -> None:
         if not 1 <= max_concurrent <= MAX_OPEN_SEEKS:
             raise ValueError(
@@ -275,6 +279,11 @@ class Session:
         self.fallback_on_error = fallback_on_error
         self.strict_seed = strict_seed
         self.rng = rng or random.Random()
+        #: Join this ladder instead of seeking (the arbiter then schedules the matches).
+        self.ladder = ladder
+        #: The version this bot plays as (ladders keep ratings per version).
+        self.version = version
+        self._joined = False
         self.bot_name = ""
         self.summaries: list[MatchSummary] = []
         self._matches: dict[str, _Match] = {}
@@ -362,7 +371,10 @@ class Session:
         helpers: list[asyncio.Task[Any]] = []
         try:
             stub: Any = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
-            call = stub.Play(requests(), metadata=(("authorization", f"Bearer {self.token}"),))
+            metadata: list[tuple[str, str]] = [("authorization", f"Bearer {self.token}")]
+            if self.version:
+                metadata.append((BOT_VERSION_METADATA, self.version))
+            call = stub.Play(requests(), metadata=tuple(metadata))
             self._outbox, self._stop = outbox, stop
             receiving = asyncio.create_task(self._receive(call))
             stopping = asyncio.create_task(stop.wait())
@@ -414,6 +426,9 @@ class Session:
     def _top_up_seeks(self) -> None:
         if self._outbox is None:
             return
+        if self.ladder is not None:
+            self._ladder_membership()
+            return
         active = self._active()
         want = self.max_concurrent - active - self._open_seeks
         if self.games is not None:
@@ -425,6 +440,35 @@ class Session:
             self._send(pb.PlayRequest(seek=seek))
             self._open_seeks += 1
             log.info("seeking a match", game=self.game, options=self.options, open_seeks=self._open_seeks)
+
+    def _ladder_membership(self) -> None:
+        """On a ladder: join once per connection; leave once the last wanted match is scheduled."""
+        assert self.ladder is not None
+        active = self._active()
+        enough = self.games is not None and self._finished + active >= self.games
+        if not self._joined and not enough:
+            join = pb.JoinLadder(ladder=self.ladder, max_concurrent=self.max_concurrent)
+            self._send(pb.PlayRequest(join_ladder=join))
+            self._joined = True
+            log.info("joining ladder", ladder=self.ladder, max_concurrent=self.max_concurrent)
+        elif self._joined and enough:
+            self._send(pb.PlayRequest(leave_ladder=pb.LeaveLadder(ladder=self.ladder)))
+            self._joined = False
+            log.info("leaving ladder", ladder=self.ladder, reason="enough matches")
+
+    def _on_ladder_rejected(self, message: pb.LadderRejected) -> None:
+        reason = reason_of(message.status)
+        log.error(
+            "ladder request refused", ladder=message.ladder, reason=reason, message=message.status.message
+        )
+        if reason in (SHUTTING_DOWN, CHALLENGE_REFUSED, RESOURCE_EXHAUSTED):
+            return
+        self._fatal = BadRequestError(
+            f"the arbiter refused ladder {message.ladder!r}: {message.status.message} ({reason})",
+            grpc.StatusCode.NOT_FOUND if reason == LADDER_NOT_FOUND else grpc.StatusCode.INVALID_ARGUMENT,
+            reason,
+        )
+        self._stop_now()
 
     async def _hook(self, name: str, *args: Any) -> None:
         """Call a bot hook in a worker thread; a failing hook is logged, never fatal."""
@@ -452,6 +496,17 @@ class Session:
             await self._on_match_ended(response.match_ended)
         elif kind == "seek_rejected":
             self._on_seek_rejected(response.seek_rejected)
+        elif kind == "ladder_joined":
+            joined = response.ladder_joined
+            log.info(
+                "joined ladder",
+                ladder=joined.ladder,
+                version=joined.bot_version,
+                rated=joined.rated,
+                resumed_from_pause=joined.resumed_from_pause or None,
+            )
+        elif kind == "ladder_rejected":
+            self._on_ladder_rejected(response.ladder_rejected)
         elif kind == "seek_pending":
             pending = response.seek_pending
             log.info("waiting for an opponent", seek_id=pending.seek_id, waiting=pending.waiting)
@@ -483,6 +538,9 @@ class Session:
                 await self._hook("on_match_end", summary)
         self._expected = resumed - self._matches.keys()
         self._open_seeks = 0  # seeks belong to the stream that sent them
+        self._joined = False  # and so do ladder memberships
+        for pause in welcome.ladder_pauses:
+            log.warning("paused on a ladder (joining resumes)", ladder=pause.ladder, reason=pause.reason)
         log.info("connected", bot=welcome.bot_name, resumed=sorted(resumed), address=self.address)
         self._top_up_seeks()
         if self.done():
@@ -503,6 +561,8 @@ class Session:
             info.match_id, info.seed_commitment, info.colour or game.colours[info.seat - 1]
         )
         self._matches[info.match_id] = _Match(info, recorder)
+        if self.ladder is not None:
+            self._ladder_membership()  # leave as soon as the last wanted match has started
         log.info(
             "match started",
             match_id=info.match_id,

@@ -51,6 +51,8 @@ class MatchFacts:
     policy: MatchPolicy
     seed_commitment: str
     seek_ids: Mapping[int, str] = field(default_factory=dict)
+    ladder: str | None = None
+    versions: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def game_name(self) -> str:
@@ -70,11 +72,17 @@ class MatchEnd:
 
 @dataclass(frozen=True, slots=True)
 class MatchStarted:
-    """The match began; each seat sees its own observation."""
+    """The match began; each seat sees its own observation.
+
+    ``seed`` is for the arbiter's own listeners (the store keeps it to rebuild the match after a
+    crash); nothing sends it to a seat before the match ends.
+    """
 
     facts: MatchFacts
     observations: Mapping[int, Observation]
     clocks: ClockReading
+    seed: bytes
+    started_at: float
 
 
 @dataclass(frozen=True, slots=True)

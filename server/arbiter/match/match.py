@@ -68,6 +68,10 @@ class MatchSetup:
     seed: bytes | None = None
     #: The Seek.seek_id each seat's match answers (echoed to the seat when the match starts).
     seek_ids: Mapping[int, str] = field(default_factory=dict)
+    #: The ladder the match is played on (None: a match from seeks).
+    ladder: str | None = None
+    #: The version each seat's bot plays as.
+    versions: Mapping[int, str] = field(default_factory=dict)
 
 
 class Match:
@@ -113,6 +117,8 @@ class Match:
             policy=setup.policy,
             seed_commitment=self.game.seed_commitment(self.seed),
             seek_ids=dict(setup.seek_ids),
+            ladder=setup.ladder,
+            versions=dict(setup.versions),
         )
 
     # --- public ------------------------------------------------------------------------------
@@ -128,7 +134,7 @@ class Match:
 
     def start(self) -> None:
         observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
-        self.emit(MatchStarted(self.facts, observations, self.clock_reading()))
+        self.emit(MatchStarted(self.facts, observations, self.clock_reading(), self.seed, self.started_wall))
         self._advance()
 
     def resume(self, seat: int) -> None:
@@ -364,6 +370,8 @@ class Match:
             "game": self.game.name,
             "options": dict(self.options),
             "seats": {str(seat): name for seat, name in self.bots.items()},
+            "versions": {str(seat): version for seat, version in self.facts.versions.items()},
+            "ladder": self.facts.ladder,
             "seed": self.seed.hex(),
             "seed_commitment": self.commitment or None,
             "time_control": self.setup.control.as_dict(),

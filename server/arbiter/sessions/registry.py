@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 import structlog
 from arbiter_wire import reasons
@@ -13,29 +14,55 @@ from .session import BotSession
 
 log = structlog.get_logger("arbiter")
 
-#: MatchEnded messages kept for one absent bot (the oldest go first).
+#: MatchEnded messages kept for one absent bot by the in-memory mailbox (the oldest go first).
 MAILBOX_LIMIT = 100
+
+
+class Mailbox(Protocol):
+    """Where MatchEnded messages wait for a bot that was away when its match ended."""
+
+    def put(self, bot_name: str, message: pb.PlayResponse) -> None: ...
+
+    def take(self, bot_name: str) -> list[pb.PlayResponse]:
+        """The waiting messages, oldest first; they are gone from the mailbox afterwards."""
+        ...
+
+
+class MemoryMailbox:
+    """A mailbox for an arbiter without a store: at most MAILBOX_LIMIT messages per bot."""
+
+    def __init__(self) -> None:
+        self.boxes: dict[str, deque[pb.PlayResponse]] = {}
+
+    def put(self, bot_name: str, message: pb.PlayResponse) -> None:
+        self.boxes.setdefault(bot_name, deque(maxlen=MAILBOX_LIMIT)).append(message)
+
+    def take(self, bot_name: str) -> list[pb.PlayResponse]:
+        return list(self.boxes.pop(bot_name, ()))
 
 
 class SessionRegistry:
     """One live session per bot; messages for an absent bot's ended matches wait in its mailbox."""
 
-    def __init__(self) -> None:
+    def __init__(self, mailbox: Mailbox | None = None) -> None:
         self.sessions: dict[str, BotSession] = {}
-        self.mailbox: dict[str, deque[pb.PlayResponse]] = {}
+        self.mailbox: Mailbox = mailbox or MemoryMailbox()
 
-    def open(self, bot_name: str) -> BotSession:
-        """A new session for ``bot_name``; an older one is closed (REPLACED)."""
+    def open(self, bot_name: str, version: str) -> BotSession:
+        """A new session for ``bot_name`` playing as ``version``; an older one is closed (REPLACED)."""
         old = self.sessions.get(bot_name)
         if old is not None:
             old.close(reasons.REPLACED, "another connection with this bot's token replaced this one")
             log.info("session_replaced", bot=bot_name, session=old.id)
-        session = BotSession(bot_name)
+        session = BotSession(bot_name, version)
         self.sessions[bot_name] = session
         return session
 
     def take_mail(self, bot_name: str) -> list[pb.PlayResponse]:
-        return list(self.mailbox.pop(bot_name, ()))
+        return self.mailbox.take(bot_name)
+
+    def connected(self, bot_name: str) -> bool:
+        return bot_name in self.sessions
 
     def close(self, session: BotSession) -> bool:
         """Forget ``session``; True when it was the bot's live one."""
@@ -54,7 +81,7 @@ class SessionRegistry:
         if session is not None:
             session.send(message, on_sent)
         elif message.HasField("match_ended"):
-            self.mailbox.setdefault(bot_name, deque(maxlen=MAILBOX_LIMIT)).append(message)
+            self.mailbox.put(bot_name, message)
 
     def close_all(self, reason: str, message: str) -> None:
         for session in list(self.sessions.values()):

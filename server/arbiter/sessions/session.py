@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable
 
 from arbiter_wire import reasons
-from arbiter_wire.limits import OUTBOX_BYTES_LIMIT
+from arbiter_wire.limits import OUTBOX_BYTES_LIMIT, UNVERSIONED
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
 
@@ -40,8 +40,11 @@ class BotSession:
     """One open Play stream of a bot. ``send`` never blocks; a bot that leaves more than
     ``limit_bytes`` of replies unread loses the session (RESOURCE_EXHAUSTED)."""
 
-    def __init__(self, bot_name: str, limit_bytes: int = OUTBOX_BYTES_LIMIT) -> None:
+    def __init__(
+        self, bot_name: str, version: str = UNVERSIONED, limit_bytes: int = OUTBOX_BYTES_LIMIT
+    ) -> None:
         self.bot_name = bot_name
+        self.version = version
         self.id = uuid.uuid4().hex[:12]
         self.limit_bytes = limit_bytes
         self.queued_bytes = 0

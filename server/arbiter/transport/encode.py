@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import convert
 from arbiter_wire.limits import ILLEGAL_POLICY_TO_PB, TIMEOUT_POLICY_TO_PB
@@ -10,6 +12,7 @@ from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import common_pb2 as cpb
 
 from .. import __version__
+from ..ladder.host import JoinAccepted
 from ..match.events import (
     ClockReading,
     MatchEnded,
@@ -49,6 +52,7 @@ def _started(
             illegal_action_policy=ILLEGAL_POLICY_TO_PB[facts.policy.on_illegal],
             clocks=clocks_pb(clocks),
             seek_id="" if resumed else facts.seek_ids.get(seat, ""),
+            ladder=facts.ladder or "",
         )
     )
 
@@ -110,7 +114,12 @@ def encode(event: MatchEvent, seat: int) -> pb.PlayResponse | None:
 
 
 def welcome(
-    bot_name: str, resumed: list[str], ended: list[str], default_control: TimeControl
+    bot_name: str,
+    resumed: list[str],
+    ended: list[str],
+    default_control: TimeControl,
+    version: str = "",
+    pauses: Mapping[str, str] | None = None,
 ) -> pb.PlayResponse:
     return pb.PlayResponse(
         welcome=pb.Welcome(
@@ -119,5 +128,22 @@ def welcome(
             server_version=__version__,
             default_time_control=convert.time_control_to_pb(default_control),
             ended_match_ids=ended,
+            bot_version=version,
+            ladder_pauses=[pb.LadderPause(ladder=name, reason=why) for name, why in (pauses or {}).items()],
         )
+    )
+
+
+def ladder_joined(joined: JoinAccepted) -> pb.LadderJoined:
+    config = joined.config
+    return pb.LadderJoined(
+        ladder=config.name,
+        spec=convert.spec_to_pb(config.game, config.options),
+        time_control=convert.time_control_to_pb(config.control),
+        timeout_policy=TIMEOUT_POLICY_TO_PB[config.policy.on_timeout],
+        illegal_action_policy=ILLEGAL_POLICY_TO_PB[config.policy.on_illegal],
+        rated=config.rated,
+        max_concurrent=joined.max_concurrent,
+        bot_version=joined.version,
+        resumed_from_pause=joined.resumed_from_pause,
     )

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
-from ..match.events import MatchEvent, TurnIssued, addressed_seats
+from collections.abc import Callable
+from typing import Protocol
+
+from ..match.events import MatchEnded, MatchEvent, TurnIssued, addressed_seats
 from ..sessions.registry import SessionRegistry
 from .encode import encode
+
+
+class EndGate(Protocol):
+    """Holds a match's MatchEnded until its result is durable (the store writer)."""
+
+    def hold(self, event: MatchEnded, release: Callable[[], None]) -> bool:
+        """True when the gate keeps ``release`` to call later; False: send now."""
+        ...
 
 
 class SeatRouter:
     """Sends what a match tells its seats to the bots in those seats (or their mailboxes)."""
 
-    def __init__(self, sessions: SessionRegistry) -> None:
+    def __init__(self, sessions: SessionRegistry, gate: EndGate | None = None) -> None:
         self.sessions = sessions
+        self.gate = gate
 
     def __call__(self, event: MatchEvent) -> None:
+        if isinstance(event, MatchEnded) and self.gate is not None:
+            if self.gate.hold(event, lambda: self._send(event)):
+                return
+        self._send(event)
+
+    def _send(self, event: MatchEvent) -> None:
         bots = event.facts.bots
         for seat in addressed_seats(event):
             message = encode(event, seat)

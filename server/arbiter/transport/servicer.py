@@ -10,6 +10,7 @@ import grpc
 import structlog
 from arbiter_games import ActionError, MalformedAction, OptionsError
 from arbiter_wire import convert, reasons
+from arbiter_wire.limits import BOT_VERSION_METADATA
 from arbiter_wire.status import status_for
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
@@ -17,10 +18,21 @@ from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
 from ..hosting import UnknownMatch
+from ..ladder.host import LadderRefused
 from ..node import Arbiter, SeekRefused
+from ..sessions.identity import VersionError, read_version
 from ..sessions.session import BotSession, Closing, Delivery
+from . import encode
 
 log = structlog.get_logger("arbiter")
+
+
+def metadata_value(metadata: Any, key: str) -> str | None:
+    """The first value of ``key`` in call metadata (text values only)."""
+    for found, value in metadata or ():
+        if found == key and isinstance(value, str):
+            return value
+    return None
 
 
 def bearer_token(metadata: Any) -> str | None:
@@ -50,12 +62,21 @@ class BotServicer(pb_grpc.BotServiceServicer):
     async def Play(  # noqa: N802 - the RPC's name
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
-        name = self.arbiter.authenticate(bearer_token(context.invocation_metadata()))
-        if name is None:
+        metadata = context.invocation_metadata()
+        identity = self.arbiter.identify(bearer_token(metadata))
+        if identity is None:
             await abort_with(
                 context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
             )
-        session = self.arbiter.attach(name)
+        if not identity.enabled:
+            await abort_with(
+                context, reasons.BOT_DISABLED, f"bot {identity.name} is disabled on this arbiter"
+            )
+        try:
+            version = read_version(metadata_value(metadata, BOT_VERSION_METADATA))
+        except VersionError as exc:
+            await abort_with(context, reasons.BAD_REQUEST, f"{BOT_VERSION_METADATA}: {exc}")
+        session = self.arbiter.attach(identity.name, version)
         reader = asyncio.create_task(self._read(request_iterator, session))
         try:
             while True:
@@ -83,6 +104,12 @@ class BotServicer(pb_grpc.BotServiceServicer):
                         self._move(session, request.move)
                     elif kind == "seek":
                         self._seek(session, request.seek)
+                    elif kind == "join_ladder":
+                        self._join(session, request.join_ladder)
+                    elif kind == "leave_ladder":
+                        self._leave(session, request.leave_ladder)
+                    elif kind == "challenge":
+                        self._challenge(session, request.challenge)
                 except Exception:  # noqa: BLE001 - one bad request must not end the bot's session
                     log.exception("request_failed", bot=session.bot_name, kind=kind)
         except DecodeError:
@@ -134,3 +161,30 @@ class BotServicer(pb_grpc.BotServiceServicer):
                 spec=convert.spec_to_pb(key.game, dict(key.options)),
             )
             session.send(pb.PlayResponse(seek_pending=pending))
+
+    def _join(self, session: BotSession, join: pb.JoinLadder) -> None:
+        try:
+            joined = self.arbiter.join_ladder(session, join.ladder, join.max_concurrent or 1)
+        except LadderRefused as exc:
+            rejected = pb.LadderRejected(status=status_for(exc.reason, exc.message), ladder=join.ladder)
+            session.send(pb.PlayResponse(ladder_rejected=rejected))
+            return
+        session.send(pb.PlayResponse(ladder_joined=encode.ladder_joined(joined)))
+
+    def _leave(self, session: BotSession, leave: pb.LeaveLadder) -> None:
+        try:
+            self.arbiter.leave_ladder(session, leave.ladder)
+        except LadderRefused as exc:
+            rejected = pb.LadderRejected(status=status_for(exc.reason, exc.message), ladder=leave.ladder)
+            session.send(pb.PlayResponse(ladder_rejected=rejected))
+
+    def _challenge(self, session: BotSession, challenge: pb.Challenge) -> None:
+        try:
+            self.arbiter.challenge(session, challenge.ladder, challenge.opponent)
+        except LadderRefused as exc:
+            rejected = pb.LadderRejected(
+                status=status_for(exc.reason, exc.message),
+                ladder=challenge.ladder,
+                challenge_id=challenge.challenge_id,
+            )
+            session.send(pb.PlayResponse(ladder_rejected=rejected))

@@ -1,0 +1,324 @@
+"""The ladders this node runs: who is joined, the scheduler that pairs them, results and ratings.
+
+Bots join a ladder over the protocol (``JoinLadder``) and leave by saying so or by disconnecting.
+Whenever something changes (a join, a match's end, a tick), the ladder's scheduler pairs joined
+bots with free slots and hosting starts their matches. When a ladder match ends, the host decides
+how it counts (its termination, whether it is rated), updates the ratings, and hands the whole
+result to the store writer, which commits it in one transaction before the bots hear of it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import structlog
+from arbiter_wire import reasons
+from arbiter_wire.limits import MAX_LADDER_CONCURRENCY
+
+from ..hosting import MatchHosting
+from ..match.events import MatchEnded, MatchEvent
+from ..match.match import MatchSetup
+from .model import BotVersion, LadderConfig, Rating, Termination
+from .ratings import initial_rating, rate
+from .scheduler import Entrant, LadderScheduler, PairHistory, ScheduledPairing
+
+log = structlog.get_logger("arbiter")
+
+#: Matches in a row a bot may fail (timeout, illegal action, gone) before it is paused.
+FAILURE_LIMIT = 5
+#: Challenges one bot may send to the same opponent on one ladder per day.
+CHALLENGES_PER_PAIR_PER_DAY = 10
+DAY = 24 * 3600.0
+
+
+class LadderRefused(Exception):
+    """A ladder request the arbiter does not take, with its machine-readable reason."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+class LadderStore(Protocol):
+    """What the ladder host reads from the store (writes go through the store writer)."""
+
+    def get_ladder(self, name: str) -> LadderConfig | None: ...
+
+    def ladder_ratings(self, ladder: str) -> Mapping[BotVersion, Rating]: ...
+
+    def paused(self, ladder: str, bot: str) -> str | None: ...
+
+    def failures_in_a_row(self, ladder: str, bot: str) -> int: ...
+
+    def pauses_of(self, bot: str) -> Mapping[str, str]:
+        """The ladders on which ``bot`` is paused, with the reason."""
+        ...
+
+
+class ResultSink(Protocol):
+    """Where a ladder result goes to be committed (the store writer)."""
+
+    def ladder_result(self, result: LadderResult) -> None: ...
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    bot: BotVersion
+    before: Rating
+    after: Rating
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """How a ladder match counts: written with the match's result, in the same transaction."""
+
+    match_id: str
+    ladder: str
+    termination: Termination
+    rated: bool
+    changes: tuple[RatingChange, ...]
+    #: Per bot: the failures in a row after this match, and the pause reason if it is now paused.
+    failures: Mapping[str, int]
+    paused: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class JoinAccepted:
+    config: LadderConfig
+    max_concurrent: int
+    version: str
+    resumed_from_pause: str
+
+
+@dataclass
+class _Joined:
+    bot: str
+    version: str
+    max_concurrent: int
+    waiting_since: float
+    running: int = 0
+
+
+@dataclass
+class _Ladder:
+    config: LadderConfig
+    scheduler: LadderScheduler
+    ratings: dict[BotVersion, Rating]
+    joined: dict[str, _Joined] = field(default_factory=dict)
+    history: PairHistory = field(default_factory=PairHistory)
+    failures: dict[str, int] = field(default_factory=dict)
+    challenges: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+
+def termination_of(event: MatchEnded, connected: Callable[[str], bool]) -> Termination:
+    """The ladder's name for how a match ended (a timeout of an absent bot: disconnected)."""
+    reason = event.end.reason
+    if reason == "aborted":
+        return Termination.ABORTED
+    if reason in ("illegal_action", "malformed_action"):
+        return Termination.ILLEGAL_ACTION
+    if reason == "timeout":
+        faulty = event.end.faulty_seat
+        bot = event.facts.bots.get(faulty or 0)
+        return Termination.TIMEOUT if bot is not None and connected(bot) else Termination.DISCONNECTED
+    return Termination.GAME_END
+
+
+class LadderHost:
+    def __init__(
+        self,
+        store: LadderStore,
+        sink: ResultSink,
+        hosting: MatchHosting,
+        connected: Callable[[str], bool],
+        rng: random.Random | None = None,
+        now: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        failure_limit: int = FAILURE_LIMIT,
+    ) -> None:
+        self.store = store
+        self.sink = sink
+        self.hosting = hosting
+        self.connected = connected
+        self.rng = rng or random.Random()
+        self.now = now
+        self.wall = wall
+        self.failure_limit = failure_limit
+        self.ladders: dict[str, _Ladder] = {}
+
+    # --- joining ------------------------------------------------------------------------------
+    def _ladder(self, name: str) -> _Ladder:
+        ladder = self.ladders.get(name)
+        if ladder is not None:
+            return ladder
+        config = self.store.get_ladder(name)
+        if config is None or not config.enabled:
+            raise LadderRefused(reasons.LADDER_NOT_FOUND, f"no ladder named {name[:40]!r} on this arbiter")
+        ladder = _Ladder(
+            config,
+            LadderScheduler(config, random.Random(self.rng.random())),
+            dict(self.store.ladder_ratings(name)),
+        )
+        self.ladders[name] = ladder
+        return ladder
+
+    def join(self, bot: str, version: str, name: str, max_concurrent: int) -> JoinAccepted:
+        if not 1 <= max_concurrent <= MAX_LADDER_CONCURRENCY:
+            raise LadderRefused(
+                reasons.BAD_REQUEST, f"max_concurrent must be between 1 and {MAX_LADDER_CONCURRENCY}"
+            )
+        ladder = self._ladder(name)
+        paused = self.store.paused(name, bot) or ""
+        ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
+        previous = ladder.joined.get(bot)
+        running = previous.running if previous is not None else 0
+        ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running)
+        log.info("ladder_joined", ladder=name, bot=bot, version=version, max_concurrent=max_concurrent)
+        self.schedule(name)
+        return JoinAccepted(ladder.config, max_concurrent, version, paused)
+
+    def leave(self, bot: str, name: str) -> None:
+        ladder = self._ladder(name)
+        if ladder.joined.pop(bot, None) is not None:
+            log.info("ladder_left", ladder=name, bot=bot)
+
+    def drop(self, bot: str) -> None:
+        """The bot's session ended: it leaves every ladder (its running matches go on)."""
+        for name, ladder in self.ladders.items():
+            if ladder.joined.pop(bot, None) is not None:
+                log.info("ladder_left", ladder=name, bot=bot, why="disconnected")
+
+    def pauses(self, bot: str) -> dict[str, str]:
+        return dict(self.store.pauses_of(bot))
+
+    def joined_count(self, name: str) -> int:
+        ladder = self.ladders.get(name)
+        return 0 if ladder is None else len(ladder.joined)
+
+    # --- challenges ---------------------------------------------------------------------------
+    def challenge(self, bot: str, name: str, opponent: str) -> None:
+        ladder = self._ladder(name)
+        me, them = ladder.joined.get(bot), ladder.joined.get(opponent)
+        if me is None:
+            raise LadderRefused(reasons.CHALLENGE_REFUSED, f"join ladder {name} before challenging on it")
+        if them is None or opponent == bot:
+            raise LadderRefused(
+                reasons.CHALLENGE_REFUSED, f"{opponent[:40]!r} is not joined to ladder {name}"
+            )
+        if me.running >= me.max_concurrent or them.running >= them.max_concurrent:
+            raise LadderRefused(reasons.CHALLENGE_REFUSED, "no free slot for another match right now")
+        sent = [t for t in ladder.challenges.get((bot, opponent), []) if t > self.wall() - DAY]
+        if len(sent) >= CHALLENGES_PER_PAIR_PER_DAY:
+            raise LadderRefused(
+                reasons.RESOURCE_EXHAUSTED,
+                f"at most {CHALLENGES_PER_PAIR_PER_DAY} challenges to the same opponent per day",
+            )
+        ladder.challenges[(bot, opponent)] = [*sent, self.wall()]
+        mine, theirs = BotVersion(bot, me.version), BotVersion(opponent, them.version)
+        # Seats balanced per pair, as the scheduler does: seat 1 to whoever had it less often.
+        if ladder.history.seat_1_count(theirs, mine) < ladder.history.seat_1_count(mine, theirs):
+            mine, theirs = theirs, mine
+        self._start(ladder, ScheduledPairing(mine, theirs), None)
+
+    # --- scheduling ---------------------------------------------------------------------------
+    def schedule(self, name: str | None = None) -> int:
+        """Start every match the scheduler pairs now (on one ladder, or on all); how many started."""
+        started = 0
+        for ladder_name in [name] if name is not None else list(self.ladders):
+            ladder = self.ladders[ladder_name]
+            # Busy bots (no free slot) are passed too: the scheduler may wait for them to come free.
+            entrants = [
+                Entrant(
+                    version=BotVersion(j.bot, j.version),
+                    rating=ladder.ratings.get(BotVersion(j.bot, j.version), initial_rating()),
+                    free_slots=j.max_concurrent - j.running,
+                    waiting_since=j.waiting_since,
+                )
+                for j in ladder.joined.values()
+            ]
+            if sum(1 for e in entrants if e.free_slots > 0) < 2:
+                continue
+            seeds: dict[int, bytes] = {}
+            for pairing in ladder.scheduler.pairings(entrants, ladder.history, self.now()):
+                seed = (
+                    None
+                    if pairing.group is None
+                    else seeds.setdefault(pairing.group, secrets.token_bytes(32))
+                )
+                self._start(ladder, pairing, seed)
+                started += 1
+        return started
+
+    def _start(self, ladder: _Ladder, pairing: ScheduledPairing, seed: bytes | None) -> None:
+        """Start one match; ``seed`` is shared by the two legs of a duplicate pair."""
+        config = ladder.config
+        setup = MatchSetup(
+            config.game,
+            dict(config.options),
+            {1: pairing.seat_1.bot, 2: pairing.seat_2.bot},
+            config.control,
+            config.policy,
+            seed=seed,
+            ladder=config.name,
+            versions={1: pairing.seat_1.version, 2: pairing.seat_2.version},
+        )
+        for bot in (pairing.seat_1.bot, pairing.seat_2.bot):
+            joined = ladder.joined.get(bot)
+            if joined is not None:
+                joined.running += 1
+        ladder.history.record(pairing.seat_1, pairing.seat_2, self.now())
+        self.hosting.start(setup)
+
+    # --- results ------------------------------------------------------------------------------
+    def __call__(self, event: MatchEvent) -> None:
+        """A listener: a ladder match's end frees its slots, is rated and goes to the store."""
+        if not isinstance(event, MatchEnded) or event.facts.ladder is None:
+            return
+        ladder = self.ladders.get(event.facts.ladder)
+        if ladder is None:
+            return
+        result = self.count(ladder, event)
+        self.sink.ladder_result(result)
+        for bot in set(event.facts.bots.values()):
+            joined = ladder.joined.get(bot)
+            if joined is not None:
+                joined.running = max(0, joined.running - 1)
+                joined.waiting_since = self.now()
+            if bot in result.paused:
+                ladder.joined.pop(bot, None)
+                log.warning("ladder_paused", ladder=ladder.config.name, bot=bot, reason=result.paused[bot])
+        self.schedule(ladder.config.name)
+
+    def count(self, ladder: _Ladder, event: MatchEnded) -> LadderResult:
+        facts = event.facts
+        termination = termination_of(event, self.connected)
+        versions = {seat: BotVersion(facts.bots[seat], facts.versions.get(seat, "")) for seat in (1, 2)}
+        # The rule of ``ratings.counts``: aborted matches and a version against itself are never rated.
+        rated = ladder.config.rated and termination is not Termination.ABORTED and versions[1] != versions[2]
+        changes: tuple[RatingChange, ...] = ()
+        if rated:
+            before = {seat: ladder.ratings.get(v, initial_rating()) for seat, v in versions.items()}
+            winner = event.end.winner_seat
+            after_1, after_2 = rate(before[1], before[2], 1 if winner == 1 else 2 if winner == 2 else None)
+            changes = (
+                RatingChange(versions[1], before[1], after_1),
+                RatingChange(versions[2], before[2], after_2),
+            )
+            for change in changes:
+                ladder.ratings[change.bot] = change.after
+        failures: dict[str, int] = {}
+        paused: dict[str, str] = {}
+        if termination is not Termination.ABORTED:
+            faulty_bot = facts.bots.get(event.end.faulty_seat or 0) if termination.bot_fault else None
+            for bot in set(facts.bots.values()):
+                count = ladder.failures.get(bot, 0) + 1 if bot == faulty_bot else 0
+                ladder.failures[bot] = failures[bot] = count
+                if count >= self.failure_limit:
+                    paused[bot] = f"{count} matches in a row lost by {termination.value} or other failures"
+        return LadderResult(facts.match_id, ladder.config.name, termination, rated, changes, failures, paused)

@@ -1,0 +1,35 @@
+"""Who a connection is: the bot its token names, whether it may play, the version it plays as."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from arbiter_wire.limits import MAX_BOT_VERSION_LENGTH, UNVERSIONED
+
+
+@dataclass(frozen=True)
+class BotIdentity:
+    name: str
+    enabled: bool = True
+
+
+class BotStore(Protocol):
+    """Tokens to bots: the flags and tokens file of a quick local arbiter, or the ladder's store."""
+
+    def identify(self, token: str | None) -> BotIdentity | None: ...
+
+
+class VersionError(ValueError):
+    """A version text the arbiter does not accept."""
+
+
+def read_version(raw: str | None) -> str:
+    """The version a connection names (``UNVERSIONED`` when it names none); raises VersionError."""
+    if raw is None or raw == "":
+        return UNVERSIONED
+    if len(raw) > MAX_BOT_VERSION_LENGTH or not all(" " < c <= "~" for c in raw):
+        raise VersionError(
+            f"a bot version is 1 to {MAX_BOT_VERSION_LENGTH} printable ASCII characters without spaces"
+        )
+    return raw
