@@ -1,0 +1,37 @@
+"""The durable store: bots, ladders, matches and their moves, ratings, mail, ladder status.
+
+One implementation, ``SqlStore``, on SQLite (the default: ``arbiter.db``) or PostgreSQL.
+"""
+
+from .engine import default_url
+from .rows import (
+    BotRow,
+    MatchResult,
+    MatchRow,
+    MatchStart,
+    MoveRow,
+    OutdatedSchema,
+    RatingRow,
+    RatingTally,
+    RatingUpdate,
+    RunningMatch,
+    StoreError,
+)
+from .sql import SqlStore, open_store
+
+__all__ = [
+    "BotRow",
+    "MatchResult",
+    "MatchRow",
+    "MatchStart",
+    "MoveRow",
+    "OutdatedSchema",
+    "RatingRow",
+    "RatingTally",
+    "RatingUpdate",
+    "RunningMatch",
+    "SqlStore",
+    "StoreError",
+    "default_url",
+    "open_store",
+]

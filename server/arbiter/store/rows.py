@@ -1,0 +1,138 @@
+"""The values the store takes and gives (plain frozen dataclasses, no SQLAlchemy)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+
+from arbiter.ladder.model import BotVersion, Rating, Termination
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (a duplicate, an unknown name, a broken database)."""
+
+
+class OutdatedSchema(StoreError):
+    """The database's schema is not the one this arbiter needs (``arbiter db upgrade`` fixes it)."""
+
+
+@dataclass(frozen=True)
+class BotRow:
+    """A registered bot (its token hash stays in the store)."""
+
+    name: str
+    owner: str
+    enabled: bool
+    created_at: float
+
+
+@dataclass(frozen=True)
+class MatchStart:
+    """What is known of a match when it starts: enough to resume it after a restart."""
+
+    match_id: str
+    game: str
+    options: Mapping[str, int]
+    seat_1: BotVersion
+    seat_2: BotVersion
+    #: The match's seed as hex (secret until the end; kept to resume the match).
+    seed: str
+    seed_commitment: str
+    control: TimeControl
+    policy: MatchPolicy
+    started_at: float
+    ladder: str | None = None
+    rated: bool = False
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One played action, as in the match record's ``actions`` (``ply`` counts from 0)."""
+
+    ply: int
+    seat: int
+    action: str
+    turn_id: int | None = None
+    charged: float | None = None
+    clocks: Mapping[str, float | None] = field(default_factory=dict)
+    auto: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended. ``termination`` ABORTED makes the match ``aborted`` (never rated)."""
+
+    winner_seat: int | None
+    scores: Mapping[int, int]
+    reason: str
+    termination: Termination
+    ended_at: float
+    faulty_seat: int | None = None
+    detail: str = ""
+    #: The match's JSON record (docs/records.md), if there is one.
+    record: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RatingUpdate:
+    """What a rated match did to one seat's rating (``finish_match`` takes one per seat)."""
+
+    seat: int
+    version: BotVersion
+    before: Rating
+    after: Rating
+
+
+@dataclass(frozen=True)
+class RatingTally:
+    """A bot version's rating on a ladder with its counts: what ``finish_match`` writes."""
+
+    rating: Rating
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A stored rating of a bot version on a ladder."""
+
+    ladder: str
+    version: BotVersion
+    tally: RatingTally
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class RunningMatch:
+    """A match that had not ended when the store last heard of it, with the moves played so far."""
+
+    start: MatchStart
+    moves: Sequence[MoveRow]
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A match as the listings show it (its record and moves are fetched separately)."""
+
+    match_id: str
+    ladder: str | None
+    game: str
+    seat_1: BotVersion
+    seat_2: BotVersion
+    status: str
+    rated: bool
+    started_at: float
+    winner_seat: int | None = None
+    scores: Mapping[int, int] | None = None
+    reason: str | None = None
+    termination: Termination | None = None
+    faulty_seat: int | None = None
+    detail: str | None = None
+    ended_at: float | None = None
+    sequence: int | None = None

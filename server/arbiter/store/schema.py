@@ -1,0 +1,207 @@
+"""The store's tables as SQLAlchemy 2 typed declarative models (the migrations produce exactly these).
+
+Times are epoch seconds in Python and ``timestamp with time zone`` (UTC) in the database. Bots and
+ladders are keyed by name. A match's seats are plain names: a match may be played by bots that are
+not registered here (casual matches); ratings, mail and ladder status belong to registered bots.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: Deterministic constraint names on every backend, so that migrations can name them.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+NAME = 64  # bot, ladder and version names, match ids
+SHORT = 32  # games, statuses, policies, terminations
+
+
+class EpochTime(TypeDecorator[float]):
+    """Epoch seconds (float) stored as a UTC ``timestamp with time zone``."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: float | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> float | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:  # SQLite keeps no zone: the store writes UTC
+            value = value.replace(tzinfo=UTC)
+        return value.timestamp()
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Bot(Base):
+    """A registered bot; only the hash of its token is kept."""
+
+    __tablename__ = "bots"
+
+    name: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(200))
+    token_hash: Mapped[str] = mapped_column(String(80), unique=True)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class Ladder(Base):
+    """A ladder: one game with fixed options, clocks and policies."""
+
+    __tablename__ = "ladders"
+
+    name: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    game: Mapped[str] = mapped_column(String(SHORT))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    base: Mapped[float | None] = mapped_column(Float)
+    increment: Mapped[float] = mapped_column(Float)
+    per_decision: Mapped[float | None] = mapped_column(Float)
+    on_timeout: Mapped[str] = mapped_column(String(SHORT))
+    on_illegal: Mapped[str] = mapped_column(String(SHORT))
+    rated: Mapped[bool] = mapped_column(Boolean)
+    duplicate_pairs: Mapped[bool] = mapped_column(Boolean)
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class Match(Base):
+    """One match, from its start (status ``running``) to its end (``finished`` or ``aborted``)."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        CheckConstraint("status IN ('running', 'finished', 'aborted')", name="status"),
+        CheckConstraint("winner_seat IN (1, 2)", name="winner_seat"),
+        CheckConstraint("faulty_seat IN (1, 2)", name="faulty_seat"),
+        Index(None, "ladder", "sequence"),
+    )
+
+    id: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    ladder: Mapped[str | None] = mapped_column(ForeignKey("ladders.name"))
+    game: Mapped[str] = mapped_column(String(SHORT))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seat_1_bot: Mapped[str] = mapped_column(String(NAME), index=True)
+    seat_1_version: Mapped[str] = mapped_column(String(NAME))
+    seat_2_bot: Mapped[str] = mapped_column(String(NAME), index=True)
+    seat_2_version: Mapped[str] = mapped_column(String(NAME))
+    seed: Mapped[str] = mapped_column(String(200))
+    seed_commitment: Mapped[str] = mapped_column(String(200))
+    time_control: Mapped[dict[str, Any]] = mapped_column(JSON)
+    policy: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(SHORT), index=True)
+    winner_seat: Mapped[int | None] = mapped_column(Integer)
+    scores: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    reason: Mapped[str | None] = mapped_column(String(SHORT))
+    termination: Mapped[str | None] = mapped_column(String(SHORT))
+    faulty_seat: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[str | None] = mapped_column(Text)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    started_at: Mapped[float] = mapped_column(EpochTime())
+    ended_at: Mapped[float | None] = mapped_column(EpochTime())
+    #: The order in which matches finished (1, 2, ...): ratings are replayed in this order.
+    sequence: Mapped[int | None] = mapped_column(Integer, unique=True)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class Move(Base):
+    """One played action of a match (its ``ply``: 0, 1, ...)."""
+
+    __tablename__ = "moves"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    turn_id: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    charged: Mapped[float | None] = mapped_column(Float)
+    clocks: Mapped[dict[str, Any]] = mapped_column(JSON)
+    auto: Mapped[str | None] = mapped_column(String(SHORT))
+
+
+class Rating(Base):
+    """The current rating of a bot version on a ladder, with its counts."""
+
+    __tablename__ = "ratings"
+
+    ladder: Mapped[str] = mapped_column(ForeignKey("ladders.name"), primary_key=True)
+    bot: Mapped[str] = mapped_column(ForeignKey("bots.name"), primary_key=True)
+    version: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class RatingUpdate(Base):
+    """What one rated match did to both seats' ratings (at most one row per match)."""
+
+    __tablename__ = "rating_updates"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    ladder: Mapped[str] = mapped_column(ForeignKey("ladders.name"), index=True)
+    seat_1_bot: Mapped[str] = mapped_column(String(NAME))
+    seat_1_version: Mapped[str] = mapped_column(String(NAME))
+    seat_1_mu_before: Mapped[float] = mapped_column(Float)
+    seat_1_sigma_before: Mapped[float] = mapped_column(Float)
+    seat_1_mu_after: Mapped[float] = mapped_column(Float)
+    seat_1_sigma_after: Mapped[float] = mapped_column(Float)
+    seat_2_bot: Mapped[str] = mapped_column(String(NAME))
+    seat_2_version: Mapped[str] = mapped_column(String(NAME))
+    seat_2_mu_before: Mapped[float] = mapped_column(Float)
+    seat_2_sigma_before: Mapped[float] = mapped_column(Float)
+    seat_2_mu_after: Mapped[float] = mapped_column(Float)
+    seat_2_sigma_after: Mapped[float] = mapped_column(Float)
+
+
+class Mail(Base):
+    """A message kept for a bot that was away (one per bot and match)."""
+
+    __tablename__ = "mailbox"
+
+    bot: Mapped[str] = mapped_column(ForeignKey("bots.name", ondelete="CASCADE"), primary_key=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    payload: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class LadderStatus(Base):
+    """A bot's standing with a ladder's scheduler: its run of failed matches, and a pause."""
+
+    __tablename__ = "ladder_status"
+
+    ladder: Mapped[str] = mapped_column(ForeignKey("ladders.name"), primary_key=True)
+    bot: Mapped[str] = mapped_column(ForeignKey("bots.name"), primary_key=True)
+    consecutive_failures: Mapped[int] = mapped_column(Integer)
+    paused: Mapped[bool] = mapped_column(Boolean)
+    paused_reason: Mapped[str | None] = mapped_column(Text)

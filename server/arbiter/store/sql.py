@@ -1,0 +1,348 @@
+"""``SqlStore``: the one store, on SQLite or PostgreSQL. Each method is one transaction.
+
+Writes about a match are idempotent by match id: a repeated start, move, finish or mail changes
+nothing. Times are epoch seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import delete, func, or_, select, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination
+from arbiter.sessions.auth import hash_token, new_token
+
+from . import convert, migrate
+from .convert import ABORTED, FINISHED, RUNNING
+from .engine import BEGIN_MODE, default_url, make_engine
+from .rows import (
+    BotRow,
+    MatchResult,
+    MatchRow,
+    MatchStart,
+    MoveRow,
+    RatingRow,
+    RatingTally,
+    RatingUpdate,
+    RunningMatch,
+    StoreError,
+)
+from .schema import Bot, Ladder, LadderStatus, Mail, Match, Move, Rating
+
+#: PostgreSQL advisory lock that serialises the numbering of finished matches.
+SEQUENCE_LOCK = 0x41524249
+
+
+class SqlStore:
+    """The durable store at a SQLAlchemy URL (``sqlite:///FILE`` or ``postgresql://...``)."""
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+        self.url = url
+        self._engine = make_engine(url)
+        self._postgres = self._engine.dialect.name == "postgresql"
+        self._reads = sessionmaker(self._engine, expire_on_commit=False)
+        writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
+        self._writes = sessionmaker(writer, expire_on_commit=False)
+        self._clock = clock
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        self._engine.dispose()
+
+    # --- transactions -------------------------------------------------------------------------
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with _store_errors(), self._reads.begin() as session:
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        with _store_errors(), self._writes.begin() as session:
+            yield session
+
+    def _insert_new(self, session: Session, model: Any, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert ``rows``; a row whose primary key exists already is left as it is."""
+        if rows:
+            dialect = postgresql if self._postgres else sqlite
+            session.execute(dialect.insert(model).on_conflict_do_nothing(), list(rows))
+
+    # --- schema -------------------------------------------------------------------------------
+    def upgrade(self) -> None:
+        """Migrate the database to the schema this arbiter needs (creating it if empty)."""
+        with _store_errors():
+            migrate.upgrade(self._engine)
+
+    def check_schema(self) -> None:
+        """Raise OutdatedSchema unless the database has the schema this arbiter needs."""
+        with _store_errors():
+            migrate.check(self._engine)
+
+    # --- bots ---------------------------------------------------------------------------------
+    def add_bot(self, name: str, owner: str) -> str:
+        """Register a bot; returns its token, which the store does not keep (only its hash)."""
+        _check_name("bot", name)
+        token = new_token()
+        bot = Bot(
+            name=name, owner=owner, token_hash=hash_token(token), enabled=True, created_at=self._clock()
+        )
+        with self._write() as session:
+            if session.get(Bot, name) is not None:
+                raise StoreError(f"a bot named {name!r} exists already")
+            session.add(bot)
+        return token
+
+    def rotate_token(self, name: str) -> str:
+        """A new token for ``name``; the old one stops working."""
+        token = new_token()
+        with self._write() as session:
+            _bot(session, name).token_hash = hash_token(token)
+        return token
+
+    def set_bot_enabled(self, name: str, enabled: bool) -> None:
+        with self._write() as session:
+            _bot(session, name).enabled = enabled
+
+    def list_bots(self) -> list[BotRow]:
+        with self._read() as session:
+            return [convert.bot_row(bot) for bot in session.scalars(select(Bot).order_by(Bot.name))]
+
+    def authenticate(self, token: str) -> BotRow | None:
+        """The bot whose token this is (disabled bots too: the caller decides), or None."""
+        if not token:
+            return None
+        with self._read() as session:
+            bot = session.scalars(select(Bot).where(Bot.token_hash == hash_token(token))).first()
+            return None if bot is None else convert.bot_row(bot)
+
+    # --- ladders ------------------------------------------------------------------------------
+    def add_ladder(self, config: LadderConfig) -> None:
+        """Create a ladder; its name must be new."""
+        _check_name("ladder", config.name)
+        with self._write() as session:
+            if session.get(Ladder, config.name) is not None:
+                raise StoreError(f"a ladder named {config.name!r} exists already")
+            session.add(convert.ladder_model(config, self._clock()))
+
+    def get_ladder(self, name: str) -> LadderConfig | None:
+        with self._read() as session:
+            ladder = session.get(Ladder, name)
+            return None if ladder is None else convert.ladder_config(ladder)
+
+    def list_ladders(self) -> list[LadderConfig]:
+        with self._read() as session:
+            ladders = session.scalars(select(Ladder).order_by(Ladder.name))
+            return [convert.ladder_config(ladder) for ladder in ladders]
+
+    # --- matches ------------------------------------------------------------------------------
+    def match_started(self, start: MatchStart) -> bool:
+        """Record a started match (status running). False if it was recorded already."""
+        with self._write() as session:
+            if session.get(Match, start.match_id) is not None:
+                return False
+            session.add(convert.match_model(start))
+            return True
+
+    def append_moves(self, match_id: str, moves: Sequence[MoveRow]) -> None:
+        """Record played moves; a ply recorded already is kept as it was."""
+        with self._write() as session:
+            if session.get(Match, match_id) is None:
+                raise StoreError(f"no match {match_id!r}")
+            self._insert_new(session, Move, [convert.move_values(match_id, move) for move in moves])
+
+    def finish_match(
+        self,
+        match_id: str,
+        result: MatchResult,
+        rating_updates: Sequence[RatingUpdate] | None = None,
+        new_ratings: Mapping[BotVersion, RatingTally] | None = None,
+    ) -> bool:
+        """Record the end of a match, what it did to the ratings and the new ratings, together.
+
+        False (and nothing written) if the match had ended already.
+        """
+        with self._write() as session:
+            match = session.get(Match, match_id, with_for_update=True)
+            if match is None:
+                raise StoreError(f"no match {match_id!r}")
+            if match.status != RUNNING:
+                return False
+            self._end_match(session, match, result)
+            if rating_updates:
+                session.add(convert.rating_update_model(match, rating_updates))
+            if new_ratings:
+                self._put_ratings(session, convert.ladder_of(match), new_ratings)
+            return True
+
+    def _end_match(self, session: Session, match: Match, result: MatchResult) -> None:
+        if self._postgres:
+            session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SEQUENCE_LOCK})
+        last = session.scalar(select(func.max(Match.sequence)))
+        aborted = result.termination is Termination.ABORTED
+        match.status = ABORTED if aborted else FINISHED
+        match.rated = match.rated and not aborted
+        match.winner_seat = result.winner_seat
+        match.scores = {str(seat): score for seat, score in result.scores.items()}
+        match.reason = result.reason
+        match.termination = result.termination.value
+        match.faulty_seat = result.faulty_seat
+        match.detail = result.detail
+        match.ended_at = result.ended_at
+        match.sequence = (last or 0) + 1
+        match.record = None if result.record is None else dict(result.record)
+
+    def _put_ratings(self, session: Session, ladder: str, tallies: Mapping[BotVersion, RatingTally]) -> None:
+        now = self._clock()
+        for version, tally in tallies.items():
+            row = session.get(Rating, (ladder, version.bot, version.version))
+            if row is None:
+                row = Rating(ladder=ladder, bot=version.bot, version=version.version)
+                session.add(row)
+            convert.set_tally(row, tally, now)
+
+    def replace_ratings(self, ladder: str, tallies: Mapping[BotVersion, RatingTally]) -> None:
+        """Replace all ratings of ``ladder`` (after a recompute from ``finished_results``)."""
+        with self._write() as session:
+            session.execute(delete(Rating).where(Rating.ladder == ladder))
+            self._put_ratings(session, ladder, tallies)
+
+    def running_matches(self) -> list[RunningMatch]:
+        """Matches that had not ended, with their moves: to resume (or abort) after a restart."""
+        with self._read() as session:
+            matches = list(session.scalars(select(Match).where(Match.status == RUNNING).order_by(Match.id)))
+            if not matches:
+                return []
+            moves: dict[str, list[MoveRow]] = {match.id: [] for match in matches}
+            query = select(Move).where(Move.match_id.in_(list(moves))).order_by(Move.match_id, Move.ply)
+            for move in session.scalars(query):
+                moves[move.match_id].append(convert.move_row(move))
+            return [RunningMatch(convert.match_start(match), moves[match.id]) for match in matches]
+
+    def moves_of(self, match_id: str) -> list[MoveRow]:
+        """The recorded moves of a match, by ply."""
+        with self._read() as session:
+            query = select(Move).where(Move.match_id == match_id).order_by(Move.ply)
+            return [convert.move_row(move) for move in session.scalars(query)]
+
+    def finished_results(self, ladder: str) -> list[RatedResult]:
+        """The finished (not aborted) matches of ``ladder`` in the order they finished."""
+        query = select(Match).where(Match.ladder == ladder, Match.status == FINISHED).order_by(Match.sequence)
+        with self._read() as session:
+            return [convert.rated_result(match) for match in session.scalars(query)]
+
+    def ratings(self, ladder: str) -> list[RatingRow]:
+        """The ratings of ``ladder``, best first (by ``mu - 3 sigma``)."""
+        ordinal = Rating.mu - 3 * Rating.sigma
+        query = (
+            select(Rating).where(Rating.ladder == ladder).order_by(ordinal.desc(), Rating.bot, Rating.version)
+        )
+        with self._read() as session:
+            return [convert.rating_row(row) for row in session.scalars(query)]
+
+    def matches(self, ladder: str | None = None, bot: str | None = None, limit: int = 50) -> list[MatchRow]:
+        """The latest matches (newest first), of a ladder and/or a bot if given."""
+        query = select(Match)
+        if ladder is not None:
+            query = query.where(Match.ladder == ladder)
+        if bot is not None:
+            query = query.where(or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot))
+        query = query.order_by(Match.started_at.desc(), Match.id).limit(limit)
+        with self._read() as session:
+            return [convert.match_row(match) for match in session.scalars(query)]
+
+    def match_record(self, match_id: str) -> dict[str, Any] | None:
+        """The JSON record of an ended match, or None."""
+        with self._read() as session:
+            return session.scalar(select(Match.record).where(Match.id == match_id))
+
+    # --- mailbox ------------------------------------------------------------------------------
+    def add_mail(self, bot: str, match_id: str, payload: bytes) -> None:
+        """Keep ``payload`` for ``bot``; a second mail about the same match is dropped."""
+        values = {"bot": bot, "match_id": match_id, "payload": payload, "created_at": self._clock()}
+        with self._write() as session:
+            self._insert_new(session, Mail, [values])
+
+    def take_mail(self, bot: str) -> list[tuple[str, bytes]]:
+        """The mail kept for ``bot`` (oldest first) as (match id, payload); it is deleted."""
+        taking = delete(Mail).where(Mail.bot == bot).returning(Mail.created_at, Mail.match_id, Mail.payload)
+        with self._write() as session:
+            taken = sorted((row.created_at, row.match_id, row.payload) for row in session.execute(taking))
+        return [(match_id, payload) for _, match_id, payload in taken]
+
+    # --- ladder status ------------------------------------------------------------------------
+    def record_outcome_for_bot(self, ladder: str, bot: str, failed: bool, threshold: int) -> bool:
+        """Count a failed match, or end a run of them; pause after ``threshold`` in a row.
+
+        Returns whether the bot is (now) paused on the ladder.
+        """
+        if threshold < 1:
+            raise ValueError(f"the failure threshold must be at least 1, got {threshold}")
+        with self._write() as session:
+            status = self._status(session, ladder, bot)
+            status.consecutive_failures = status.consecutive_failures + 1 if failed else 0
+            if failed and status.consecutive_failures >= threshold and not status.paused:
+                status.paused = True
+                status.paused_reason = f"paused after {status.consecutive_failures} failed matches in a row"
+            return status.paused
+
+    def _status(self, session: Session, ladder: str, bot: str) -> LadderStatus:
+        fresh = {"ladder": ladder, "bot": bot, "consecutive_failures": 0, "paused": False}
+        self._insert_new(session, LadderStatus, [fresh])
+        status = session.get(LadderStatus, (ladder, bot), with_for_update=True)
+        assert status is not None
+        return status
+
+    def resume_bot(self, ladder: str, bot: str) -> None:
+        """Lift a pause and forget the bot's run of failures on ``ladder``."""
+        with self._write() as session:
+            status = session.get(LadderStatus, (ladder, bot))
+            if status is not None:
+                status.consecutive_failures, status.paused, status.paused_reason = 0, False, None
+
+    def paused(self, ladder: str, bot: str) -> str | None:
+        """Why ``bot`` is paused on ``ladder``, or None when it is not."""
+        with self._read() as session:
+            status = session.get(LadderStatus, (ladder, bot))
+            if status is None or not status.paused:
+                return None
+            return status.paused_reason or "paused"
+
+
+def open_store(url: str | None = None) -> SqlStore:
+    """The store at ``url`` (default: ``arbiter.db`` here), after checking its schema."""
+    store = SqlStore(url or default_url())
+    try:
+        store.check_schema()
+    except StoreError:
+        store.close()
+        raise
+    return store
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """Database errors become a one-line StoreError."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        cause = getattr(exc, "orig", None) or exc
+        lines = str(cause).strip().splitlines() or [type(cause).__name__]
+        raise StoreError(f"database error: {lines[0]}") from exc
+
+
+def _check_name(kind: str, name: str) -> None:
+    if not name or len(name) > 64 or any(c.isspace() for c in name) or "=" in name:
+        raise StoreError(f"bad {kind} name {name!r}: 1 to 64 characters, no spaces or '='")
+
+
+def _bot(session: Session, name: str) -> Bot:
+    bot = session.get(Bot, name)
+    if bot is None:
+        raise StoreError(f"no bot named {name!r}")
+    return bot
