@@ -119,8 +119,15 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     "--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop."
 )
 @click.option("--log-level", default="info", show_default=True)
+@click.option(
+    "--database",
+    default=None,
+    metavar="URL",
+    help="The store: sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db here]",
+)
 @_policy_options
 def serve(
+    database: str | None,
     host: str,
     port: int,
     bot_specs: tuple[str, ...],
@@ -154,23 +161,38 @@ def serve(
             bots.load_file(tokens_file)
     except (TokenError, OSError) as exc:
         raise click.UsageError(str(exc)) from exc
-    if not len(bots):
-        raise click.UsageError("no bots: give --bot NAME=TOKEN or --tokens-file FILE")
+    from .cli_ladder import store_for_serve
+    from .ladder.adapters import BotsFromFlagsThenStore, StoreBots
+    from .store import StoreError
+
+    try:
+        store = store_for_serve(database)
+    except StoreError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    if not len(bots) and not store.list_bots():
+        store.close()
+        raise click.UsageError(
+            "no bots: give --bot NAME=TOKEN or --tokens-file FILE, or register bots with `arbiter bots add`"
+        )
     config = ArbiterConfig(
         bots=bots,
         default_control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
+        bot_store=BotsFromFlagsThenStore(bots, StoreBots(store)),
     )
+    from .node import Arbiter
 
     async def run() -> None:
         import structlog
 
-        server = await create_server(config, host, port)
+        server = await create_server(config, host, port, arbiter=Arbiter(config, store=store))
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
             address=server.address,
+            database=store.url,
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
@@ -183,7 +205,10 @@ def serve(
         await server.stop(grace)
         log.info("stopped")
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        store.close()
 
 
 @main.command("match")
@@ -315,6 +340,14 @@ def replay(file: str, quiet: bool) -> None:
     click.echo("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
     sys.exit(0 if report.ok else 1)
 
+
+def _register_store_commands() -> None:
+    from .cli_ladder import register
+
+    register(main)
+
+
+_register_store_commands()
 
 if __name__ == "__main__":
     main()

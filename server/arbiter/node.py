@@ -16,7 +16,9 @@ from arbiter_wire import reasons
 from arbiter_wire.limits import SEEK_LIMIT, UNVERSIONED
 
 from .hosting import EventBus, Listener, MatchHosting
+from .hosting.persistence import StoreWriter
 from .hosting.records import RecordWriter
+from .ladder.adapters import StoreBots, StoreLadders, StoreMailbox
 from .ladder.host import JoinAccepted, LadderHost, LadderRefused
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
 from .match.events import MatchEvent
@@ -25,6 +27,7 @@ from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
 from .sessions.session import BotSession
+from .store import SqlStore
 from .transport.encode import welcome
 from .transport.router import SeatRouter
 
@@ -71,20 +74,31 @@ class Arbiter:
         listeners: Sequence[Listener] = (),
         matchmaker: Matchmaker | None = None,
         now: Callable[[], float] | None = None,
+        store: SqlStore | None = None,
     ) -> None:
+        """``store``: the durable store; with it the arbiter runs ladders, takes tokens from the
+        store, keeps missed results there and writes every match as it goes."""
         self.config = config
-        self.sessions = SessionRegistry()
+        self.store = store
+        self.sessions = SessionRegistry(StoreMailbox(store) if store is not None else None)
         self.bus = EventBus()
-        self.bus.subscribe(SeatRouter(self.sessions))
+        self.hosting = MatchHosting(self.bus, now=now) if now is not None else MatchHosting(self.bus)
+        self.writer = StoreWriter(store) if store is not None else None
+        #: The ladders, when the arbiter has a store.
+        self.ladders: LadderHost | None = None
+        if store is not None and self.writer is not None:
+            config.bot_store = config.bot_store or StoreBots(store)
+            self.ladders = LadderHost(StoreLadders(store), self.writer, self.hosting, self.sessions.connected)
+            # Order matters: the ladder reckons a result, the writer commits it, then the seats hear.
+            self.bus.subscribe(self.ladders)
+            self.bus.subscribe(self.writer)
+        self.bus.subscribe(SeatRouter(self.sessions, self.writer))
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:
             self.bus.subscribe(self.records)
         for listener in listeners:
             self.bus.subscribe(listener)
-        self.hosting = MatchHosting(self.bus, now=now) if now is not None else MatchHosting(self.bus)
         self.matchmaker: Matchmaker = matchmaker or FifoMatchmaker()
-        #: The ladders, when the arbiter has a store (see ``bootstrap``).
-        self.ladders: LadderHost | None = None
         self.stopping = False
 
     # --- sessions -----------------------------------------------------------------------------
@@ -203,6 +217,8 @@ class Arbiter:
         self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         if self.records is not None:
             await asyncio.to_thread(self.records.close)
+        if self.writer is not None:
+            await self.writer.close()
 
 
 __all__ = ["Arbiter", "ArbiterConfig", "MatchEvent", "SeekAccepted", "SeekRefused"]

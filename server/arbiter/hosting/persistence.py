@@ -1,12 +1,11 @@
 """Writes matches to the store as they go: a listener whose writes run on one worker thread.
 
 Order is kept: every write goes through one thread, in the order the events came. A match's
-moves are written in batches; its result, rating updates and the rest of the ladder's bookkeeping
-in one transaction (the store's ``finish_match``), and only once that transaction is committed do
-the bots hear that the match ended (the transport holds their ``MatchEnded`` until then). When the
-store is unavailable, the writes wait in memory, in order, and are retried until it is back:
-matches go on meanwhile, nothing is lost and nothing is written twice (every write is idempotent by
-match id).
+moves are written in batches; its result, rating updates and new ratings in one transaction (the
+store's ``finish_match``), and only once that transaction is committed do the bots hear that the
+match ended (the transport holds their ``MatchEnded`` until then). When the store is unavailable,
+the writes wait in memory, in order, and are retried until it is back: matches go on meanwhile,
+nothing is lost and nothing is written twice (every write is idempotent by match id).
 """
 
 from __future__ import annotations
@@ -14,15 +13,17 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from ..ladder.host import LadderResult
+from ..ladder.model import BotVersion, Termination
+from ..ladder.ratings import RatingTally
 from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchStarted
+from ..store import MatchResult, MatchStart, MoveRow, RatingUpdate, SqlStore, StoreError
 
 log = structlog.get_logger("arbiter")
 
@@ -32,33 +33,18 @@ FLUSH_SECONDS = 0.5
 #: Delays between attempts while the store is unavailable (the last one repeats).
 RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
 
-
-@dataclass(frozen=True)
-class MoveRow:
-    match_id: str
-    ply: int
-    seat: int
-    turn_id: int | None
-    action: str
-    charged: float | None
-    clocks: Mapping[str, float | None]
-    auto: str | None
-
-
-class MatchStore(Protocol):
-    """The writes this listener makes (``store.sql.SqlStore`` implements them)."""
-
-    def match_started(self, facts: Mapping[str, Any]) -> None: ...
-
-    def append_moves(self, match_id: str, rows: Sequence[MoveRow]) -> None: ...
-
-    def finish_match(self, record: Mapping[str, Any], ladder: LadderResult | None) -> bool: ...
+_TERMINATIONS = {
+    "aborted": Termination.ABORTED,
+    "timeout": Termination.TIMEOUT,
+    "illegal_action": Termination.ILLEGAL_ACTION,
+    "malformed_action": Termination.ILLEGAL_ACTION,
+}
 
 
 class StoreWriter:
     """The store's listener. ``hold`` is the transport's gate for MatchEnded messages."""
 
-    def __init__(self, store: MatchStore, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, store: SqlStore, sleep: Callable[[float], None] = time.sleep) -> None:
         self.store = store
         self.sleep = sleep
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
@@ -77,42 +63,62 @@ class StoreWriter:
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
         if isinstance(event, MatchStarted):
-            facts = event.facts
-            self.plies[facts.match_id] = 0
-            self._submit(self.store.match_started, started_row(event))
+            self.plies[event.facts.match_id] = 0
+            self._submit(self.store.match_started, match_start(event))
         elif isinstance(event, ActionApplied):
-            match_id = event.facts.match_id
-            ply = self.plies.get(match_id, 0) + 1
-            self.plies[match_id] = ply
-            clocks = {str(seat): left for seat, left in event.clocks.items()}
-            row = MoveRow(
-                match_id,
-                ply,
-                event.seat,
-                event.turn_id,
-                event.text,
-                event.charged,
-                clocks,
-                None if event.auto is None else event.auto.value,
-            )
-            batch = self.moves.setdefault(match_id, [])
-            batch.append(row)
-            if len(batch) >= MOVE_BATCH:
-                self._flush(match_id)
-            elif self.flusher is None:
-                self.flusher = self.loop.call_later(FLUSH_SECONDS, self._flush_all)
+            self._move(event)
         elif isinstance(event, MatchEnded):
             match_id = event.facts.match_id
             self._flush(match_id)
             self.plies.pop(match_id, None)
             ladder = self.ladder_results.pop(match_id, None)
-            future = self._submit(self.store.finish_match, event.record, ladder)
+            future = self._submit(self._finish, event, ladder)
             future.add_done_callback(lambda _: self._committed_soon(match_id))
 
+    def _move(self, event: ActionApplied) -> None:
+        match_id = event.facts.match_id
+        ply = self.plies.get(match_id, 0)
+        self.plies[match_id] = ply + 1
+        clocks = {str(seat): left for seat, left in event.clocks.items()}
+        auto = None if event.auto is None else event.auto.value
+        row = MoveRow(ply, event.seat, event.text, event.turn_id, event.charged, clocks, auto)
+        batch = self.moves.setdefault(match_id, [])
+        batch.append(row)
+        if len(batch) >= MOVE_BATCH:
+            self._flush(match_id)
+        elif self.flusher is None and self.loop is not None:
+            self.flusher = self.loop.call_later(FLUSH_SECONDS, self._flush_all)
+
     def ladder_result(self, result: LadderResult) -> None:
-        """The ladder's reckoning of a match, written with its result (the ladder host calls this
-        before the store writer sees the MatchEnded: it is subscribed first)."""
+        """The ladder's reckoning of a match, written with its result (the ladder host is
+        subscribed before this writer, so it comes before the MatchEnded)."""
         self.ladder_results[result.match_id] = result
+
+    def _finish(self, event: MatchEnded, ladder: LadderResult | None) -> None:
+        end = event.end
+        termination = (
+            ladder.termination if ladder is not None else _TERMINATIONS.get(end.reason, Termination.GAME_END)
+        )
+        result = MatchResult(
+            winner_seat=end.winner_seat,
+            scores=dict(end.scores),
+            reason=end.reason,
+            termination=termination,
+            ended_at=float(event.record.get("ended_at") or time.time()),
+            faulty_seat=end.faulty_seat,
+            detail=end.detail,
+            record=event.record,
+        )
+        updates: list[RatingUpdate] = []
+        tallies: dict[BotVersion, RatingTally] = {}
+        if ladder is not None and ladder.rated:
+            for seat, change in enumerate(ladder.changes, 1):
+                updates.append(RatingUpdate(seat, change.bot, change.before, change.after))
+            tallies.update(ladder.tallies)
+        first_time = self.store.finish_match(event.facts.match_id, result, updates or None, tallies or None)
+        if ladder is not None and first_time:
+            for bot, failed in ladder.failed.items():
+                self.store.record_outcome_for_bot(ladder.ladder, bot, failed, ladder.failure_limit)
 
     # --- the MatchEnded gate ------------------------------------------------------------------
     def hold(self, event: MatchEnded, release: Callable[[], None]) -> bool:
@@ -159,16 +165,23 @@ class StoreWriter:
         while True:
             try:
                 write(*args)
-            except Exception as exc:  # noqa: BLE001 - the store is away: wait and try again
+            except StoreError as exc:
+                if not exc.transient:
+                    # Not the database being away: retrying cannot help; keep the writer going.
+                    log.error(
+                        "store_write_failed", error=str(exc)[:300], write=getattr(write, "__name__", "?")
+                    )
+                    return
                 if not self.unavailable.is_set():
-                    log.error("store_unavailable", error=str(exc).splitlines()[0][:200], write=write.__name__)
+                    first_line = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+                    log.error("store_unavailable", error=first_line, write=getattr(write, "__name__", "?"))
                     self.unavailable.set()
                 self.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
                 attempt += 1
                 continue
             if self.unavailable.is_set():
                 self.unavailable.clear()
-                log.info("store_available_again", write=write.__name__, attempts=attempt + 1)
+                log.info("store_available_again", attempts=attempt + 1)
             return
 
     async def close(self) -> None:
@@ -180,19 +193,20 @@ class StoreWriter:
         await asyncio.to_thread(self.executor.shutdown, True)
 
 
-def started_row(event: MatchStarted) -> dict[str, Any]:
+def match_start(event: MatchStarted) -> MatchStart:
     """What the store keeps of a match when it starts (enough to rebuild it from its moves)."""
     facts = event.facts
-    return {
-        "match_id": facts.match_id,
-        "ladder": facts.ladder,
-        "game": facts.game.name,
-        "options": dict(facts.options),
-        "bots": {str(seat): name for seat, name in facts.bots.items()},
-        "versions": {str(seat): version for seat, version in facts.versions.items()},
-        "seed": event.seed.hex(),
-        "seed_commitment": facts.seed_commitment,
-        "time_control": facts.control.as_dict(),
-        "policy": facts.policy.as_dict(),
-        "started_at": event.started_at,
-    }
+    return MatchStart(
+        match_id=facts.match_id,
+        game=facts.game.name,
+        options=dict(facts.options),
+        seat_1=BotVersion(facts.bots[1], facts.versions.get(1, "")),
+        seat_2=BotVersion(facts.bots[2], facts.versions.get(2, "")),
+        seed=event.seed.hex(),
+        seed_commitment=facts.seed_commitment,
+        control=facts.control,
+        policy=facts.policy,
+        started_at=event.started_at,
+        ladder=facts.ladder,
+        rated=facts.rated,
+    )

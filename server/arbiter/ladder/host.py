@@ -9,6 +9,7 @@ result to the store writer, which commits it in one transaction before the bots 
 
 from __future__ import annotations
 
+import asyncio
 import random
 import secrets
 import time
@@ -24,7 +25,7 @@ from ..hosting import MatchHosting
 from ..match.events import MatchEnded, MatchEvent
 from ..match.match import MatchSetup
 from .model import BotVersion, LadderConfig, Rating, Termination
-from .ratings import initial_rating, rate
+from .ratings import RatingTally, initial_tally, tally_game
 from .scheduler import Entrant, LadderScheduler, PairHistory, ScheduledPairing
 
 log = structlog.get_logger("arbiter")
@@ -50,7 +51,7 @@ class LadderStore(Protocol):
 
     def get_ladder(self, name: str) -> LadderConfig | None: ...
 
-    def ladder_ratings(self, ladder: str) -> Mapping[BotVersion, Rating]: ...
+    def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]: ...
 
     def paused(self, ladder: str, bot: str) -> str | None: ...
 
@@ -59,6 +60,8 @@ class LadderStore(Protocol):
     def pauses_of(self, bot: str) -> Mapping[str, str]:
         """The ladders on which ``bot`` is paused, with the reason."""
         ...
+
+    def resume_bot(self, ladder: str, bot: str) -> None: ...
 
 
 class ResultSink(Protocol):
@@ -83,9 +86,12 @@ class LadderResult:
     termination: Termination
     rated: bool
     changes: tuple[RatingChange, ...]
-    #: Per bot: the failures in a row after this match, and the pause reason if it is now paused.
-    failures: Mapping[str, int]
+    #: The two versions' ratings with their counts after this match (empty when unrated).
+    tallies: Mapping[BotVersion, RatingTally]
+    #: Per bot: whether this match was its failure (a run of them pauses it), and the pause if any.
+    failed: Mapping[str, bool]
     paused: Mapping[str, str]
+    failure_limit: int
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ class _Joined:
 class _Ladder:
     config: LadderConfig
     scheduler: LadderScheduler
-    ratings: dict[BotVersion, Rating]
+    tallies: dict[BotVersion, RatingTally]
     joined: dict[str, _Joined] = field(default_factory=dict)
     history: PairHistory = field(default_factory=PairHistory)
     failures: dict[str, int] = field(default_factory=dict)
@@ -163,7 +169,7 @@ class LadderHost:
         ladder = _Ladder(
             config,
             LadderScheduler(config, random.Random(self.rng.random())),
-            dict(self.store.ladder_ratings(name)),
+            dict(self.store.ladder_tallies(name)),
         )
         self.ladders[name] = ladder
         return ladder
@@ -175,6 +181,8 @@ class LadderHost:
             )
         ladder = self._ladder(name)
         paused = self.store.paused(name, bot) or ""
+        if paused:
+            self.store.resume_bot(name, bot)  # joining again resumes a paused bot
         ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
         previous = ladder.joined.get(bot)
         running = previous.running if previous is not None else 0
@@ -236,7 +244,7 @@ class LadderHost:
             entrants = [
                 Entrant(
                     version=BotVersion(j.bot, j.version),
-                    rating=ladder.ratings.get(BotVersion(j.bot, j.version), initial_rating()),
+                    rating=ladder.tallies.get(BotVersion(j.bot, j.version), initial_tally()).rating,
                     free_slots=j.max_concurrent - j.running,
                     waiting_since=j.waiting_since,
                 )
@@ -267,6 +275,7 @@ class LadderHost:
             seed=seed,
             ladder=config.name,
             versions={1: pairing.seat_1.version, 2: pairing.seat_2.version},
+            rated=config.rated and pairing.seat_1 != pairing.seat_2,
         )
         for bot in (pairing.seat_1.bot, pairing.seat_2.bot):
             joined = ladder.joined.get(bot)
@@ -293,7 +302,8 @@ class LadderHost:
             if bot in result.paused:
                 ladder.joined.pop(bot, None)
                 log.warning("ladder_paused", ladder=ladder.config.name, bot=bot, reason=result.paused[bot])
-        self.schedule(ladder.config.name)
+        # After the other listeners have heard of this end (the bots get MatchEnded first).
+        asyncio.get_running_loop().call_soon(self.schedule, ladder.config.name)
 
     def count(self, ladder: _Ladder, event: MatchEnded) -> LadderResult:
         facts = event.facts
@@ -302,23 +312,37 @@ class LadderHost:
         # The rule of ``ratings.counts``: aborted matches and a version against itself are never rated.
         rated = ladder.config.rated and termination is not Termination.ABORTED and versions[1] != versions[2]
         changes: tuple[RatingChange, ...] = ()
+        tallies: dict[BotVersion, RatingTally] = {}
         if rated:
-            before = {seat: ladder.ratings.get(v, initial_rating()) for seat, v in versions.items()}
+            before = {seat: ladder.tallies.get(v, initial_tally()) for seat, v in versions.items()}
             winner = event.end.winner_seat
-            after_1, after_2 = rate(before[1], before[2], 1 if winner == 1 else 2 if winner == 2 else None)
-            changes = (
-                RatingChange(versions[1], before[1], after_1),
-                RatingChange(versions[2], before[2], after_2),
+            after_1, after_2 = tally_game(
+                before[1], before[2], 1 if winner == 1 else 2 if winner == 2 else None
             )
-            for change in changes:
-                ladder.ratings[change.bot] = change.after
-        failures: dict[str, int] = {}
+            changes = (
+                RatingChange(versions[1], before[1].rating, after_1.rating),
+                RatingChange(versions[2], before[2].rating, after_2.rating),
+            )
+            tallies = {versions[1]: after_1, versions[2]: after_2}
+            ladder.tallies.update(tallies)
+        failed: dict[str, bool] = {}
         paused: dict[str, str] = {}
         if termination is not Termination.ABORTED:
             faulty_bot = facts.bots.get(event.end.faulty_seat or 0) if termination.bot_fault else None
             for bot in set(facts.bots.values()):
-                count = ladder.failures.get(bot, 0) + 1 if bot == faulty_bot else 0
-                ladder.failures[bot] = failures[bot] = count
+                failed[bot] = bot == faulty_bot
+                count = ladder.failures.get(bot, 0) + 1 if failed[bot] else 0
+                ladder.failures[bot] = count
                 if count >= self.failure_limit:
-                    paused[bot] = f"{count} matches in a row lost by {termination.value} or other failures"
-        return LadderResult(facts.match_id, ladder.config.name, termination, rated, changes, failures, paused)
+                    paused[bot] = f"paused after {count} failed matches in a row (last: {termination.value})"
+        return LadderResult(
+            facts.match_id,
+            ladder.config.name,
+            termination,
+            rated,
+            changes,
+            tallies,
+            failed,
+            paused,
+            self.failure_limit,
+        )

@@ -112,10 +112,22 @@ def tally_game(t1: RatingTally, t2: RatingTally, winner: Winner) -> tuple[Rating
     """Both tallies after one game, ``t1`` in seat 1."""
     r1, r2 = rate(t1.rating, t2.rating, winner)
     return (
-        replace(t1, rating=r1, games=t1.games + 1, wins=t1.wins + (winner == 1),
-                losses=t1.losses + (winner == 2), draws=t1.draws + (winner is None)),
-        replace(t2, rating=r2, games=t2.games + 1, wins=t2.wins + (winner == 2),
-                losses=t2.losses + (winner == 1), draws=t2.draws + (winner is None)),
+        replace(
+            t1,
+            rating=r1,
+            games=t1.games + 1,
+            wins=t1.wins + (winner == 1),
+            losses=t1.losses + (winner == 2),
+            draws=t1.draws + (winner is None),
+        ),
+        replace(
+            t2,
+            rating=r2,
+            games=t2.games + 1,
+            wins=t2.wins + (winner == 2),
+            losses=t2.losses + (winner == 1),
+            draws=t2.draws + (winner is None),
+        ),
     )
 
 

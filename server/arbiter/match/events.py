@@ -53,6 +53,7 @@ class MatchFacts:
     seek_ids: Mapping[int, str] = field(default_factory=dict)
     ladder: str | None = None
     versions: Mapping[int, str] = field(default_factory=dict)
+    rated: bool = False
 
     @property
     def game_name(self) -> str:

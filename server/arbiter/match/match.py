@@ -72,6 +72,8 @@ class MatchSetup:
     ladder: str | None = None
     #: The version each seat's bot plays as.
     versions: Mapping[int, str] = field(default_factory=dict)
+    #: Whether the result changes ratings (a rated ladder's match between two versions).
+    rated: bool = False
 
 
 class Match:
@@ -119,6 +121,7 @@ class Match:
             seek_ids=dict(setup.seek_ids),
             ladder=setup.ladder,
             versions=dict(setup.versions),
+            rated=setup.rated,
         )
 
     # --- public ------------------------------------------------------------------------------

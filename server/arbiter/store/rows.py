@@ -10,10 +10,19 @@ from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 
 from arbiter.ladder.model import BotVersion, Rating, Termination
+from arbiter.ladder.ratings import RatingTally as RatingTally
 
 
 class StoreError(Exception):
-    """The store cannot do what was asked (a duplicate, an unknown name, a broken database)."""
+    """The store cannot do what was asked (a duplicate, an unknown name, a broken database).
+
+    ``transient``: the database could not be reached or lost the connection; the same call may
+    succeed later (the store writer retries those, and only those).
+    """
+
+    def __init__(self, message: str, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class OutdatedSchema(StoreError):
@@ -85,17 +94,6 @@ class RatingUpdate:
     version: BotVersion
     before: Rating
     after: Rating
-
-
-@dataclass(frozen=True)
-class RatingTally:
-    """A bot version's rating on a ladder with its counts: what ``finish_match`` writes."""
-
-    rating: Rating
-    games: int = 0
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination
@@ -78,6 +78,11 @@ class SqlStore:
         """Migrate the database to the schema this arbiter needs (creating it if empty)."""
         with _store_errors():
             migrate.upgrade(self._engine)
+
+    def schema_revision(self) -> str | None:
+        """The database's schema revision (None for a database this arbiter never migrated)."""
+        with _store_errors(), self._engine.connect() as connection:
+            return migrate.current_revision(connection)
 
     def check_schema(self) -> None:
         """Raise OutdatedSchema unless the database has the schema this arbiter needs."""
@@ -305,6 +310,70 @@ class SqlStore:
             if status is not None:
                 status.consecutive_failures, status.paused, status.paused_reason = 0, False, None
 
+    def failures_in_a_row(self, ladder: str, bot: str) -> int:
+        """The bot's current run of failed matches on ``ladder``."""
+        with self._read() as session:
+            status = session.get(LadderStatus, (ladder, bot))
+            return 0 if status is None else status.consecutive_failures
+
+    def pauses_of(self, bot: str) -> dict[str, str]:
+        """Every ladder on which ``bot`` is paused, with the reason."""
+        query = select(LadderStatus).where(LadderStatus.bot == bot, LadderStatus.paused.is_(True))
+        with self._read() as session:
+            return {row.ladder: row.paused_reason or "paused" for row in session.scalars(query)}
+
+    def last_games(self, ladder: str) -> dict[BotVersion, float]:
+        """When each bot version last finished a match on ``ladder``."""
+        out: dict[BotVersion, float] = {}
+        with self._read() as session:
+            for seat_bot, seat_version in (
+                (Match.seat_1_bot, Match.seat_1_version),
+                (Match.seat_2_bot, Match.seat_2_version),
+            ):
+                query = (
+                    select(seat_bot, seat_version, func.max(Match.ended_at))
+                    .where(Match.ladder == ladder, Match.status != RUNNING)
+                    .group_by(seat_bot, seat_version)
+                )
+                for bot, version, ended in session.execute(query):
+                    when = None if ended is None else float(ended)
+                    key = BotVersion(bot, version)
+                    if when is not None and when > out.get(key, float("-inf")):
+                        out[key] = when
+        return out
+
+    def current_versions(self, ladder: str) -> dict[str, str]:
+        """Each bot's version in its latest match on ``ladder`` (what the standings show)."""
+        latest: dict[str, tuple[float, str]] = {}
+        with self._read() as session:
+            for seat_bot, seat_version in (
+                (Match.seat_1_bot, Match.seat_1_version),
+                (Match.seat_2_bot, Match.seat_2_version),
+            ):
+                query = select(seat_bot, seat_version, Match.started_at).where(Match.ladder == ladder)
+                for bot, version, started in session.execute(query):
+                    when = float(started or 0.0)
+                    if bot not in latest or when >= latest[bot][0]:
+                        latest[bot] = (when, version)
+        return {bot: version for bot, (_, version) in latest.items()}
+
+    def failure_counts(self, ladder: str) -> dict[BotVersion, dict[str, int]]:
+        """Per bot version, its failed matches on ``ladder`` by termination (its own faults only)."""
+        out: dict[BotVersion, dict[str, int]] = {}
+        query = select(Match).where(
+            Match.ladder == ladder, Match.faulty_seat.is_not(None), Match.status == FINISHED
+        )
+        with self._read() as session:
+            for match in session.scalars(query):
+                if match.faulty_seat == 1:
+                    key = BotVersion(match.seat_1_bot, match.seat_1_version)
+                else:
+                    key = BotVersion(match.seat_2_bot, match.seat_2_version)
+                kinds = out.setdefault(key, {})
+                kind = match.termination or "unknown"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        return out
+
     def paused(self, ladder: str, bot: str) -> str | None:
         """Why ``bot`` is paused on ``ladder``, or None when it is not."""
         with self._read() as session:
@@ -333,7 +402,10 @@ def _store_errors() -> Iterator[None]:
     except SQLAlchemyError as exc:
         cause = getattr(exc, "orig", None) or exc
         lines = str(cause).strip().splitlines() or [type(cause).__name__]
-        raise StoreError(f"database error: {lines[0]}") from exc
+        transient = isinstance(exc, OperationalError | InterfaceError) or bool(
+            getattr(exc, "connection_invalidated", False)
+        )
+        raise StoreError(f"database error: {lines[0]}", transient=transient) from exc
 
 
 def _check_name(kind: str, name: str) -> None:

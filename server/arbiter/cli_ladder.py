@@ -1,0 +1,330 @@
+"""The host's commands for the store: ``arbiter db``, ``bots``, ``ladders`` and ``matches``.
+
+Every command takes ``--database URL`` (default: the SQLite file ``arbiter.db`` in the working
+directory; ``postgresql://user:password@host/db`` for PostgreSQL) and changes take effect in a
+running arbiter at once (it reads bots and ladders from the same store).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from arbiter_games import GAMES, OptionsError, get_game
+from arbiter_games.policy import (
+    ILLEGAL_FORFEIT,
+    ILLEGAL_REJECT,
+    TIMEOUT_DEFAULT_ACTION,
+    TIMEOUT_LOSS,
+    MatchPolicy,
+)
+from arbiter_games.timecontrol import TimeControl
+
+from .ladder.model import LadderConfig
+from .ladder.ratings import is_provisional, recompute
+from .ladder.standings import standings, whole_history_standings
+from .store import OutdatedSchema, SqlStore, StoreError, default_url
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def database_option(function: F) -> F:
+    return click.option(
+        "--database",
+        default=None,
+        metavar="URL",
+        help="sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db]",
+    )(function)
+
+
+@contextmanager
+def opened(url: str | None, check: bool = True) -> Iterator[SqlStore]:
+    """The store at ``url``; errors become one line on standard error and exit status 1."""
+    store: SqlStore | None = None
+    try:
+        store = SqlStore(url or default_url())
+        if check:
+            store.check_schema()
+        yield store
+    except (StoreError, OutdatedSchema) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def store_for_serve(url: str | None) -> SqlStore:
+    """The store ``arbiter serve`` runs on: a new (empty) database gets the schema; a database at
+    another revision is refused with a one-line message (``arbiter db upgrade`` migrates it)."""
+    store = SqlStore(url or default_url())
+    try:
+        if store.schema_revision() is None:
+            store.upgrade()
+        store.check_schema()
+    except StoreError:
+        store.close()
+        raise
+    return store
+
+
+# --- db ----------------------------------------------------------------------------------------
+@click.group()
+def db() -> None:
+    """The database's schema."""
+
+
+@db.command("upgrade")
+@database_option
+def db_upgrade(database: str | None) -> None:
+    """Create or migrate the schema to this arbiter's version."""
+    with opened(database, check=False) as store:
+        store.upgrade()
+        click.echo(f"database {store.url} is up to date")
+
+
+# --- bots --------------------------------------------------------------------------------------
+@click.group()
+def bots() -> None:
+    """Registered bots and their tokens (only a hash of each token is stored)."""
+
+
+@bots.command("add")
+@click.argument("name")
+@click.option("--owner", default="", help="Who runs the bot (shown in listings).")
+@database_option
+def bots_add(name: str, owner: str, database: str | None) -> None:
+    """Register bot NAME and print its token (shown once: give it to the bot)."""
+    with opened(database) as store:
+        token = store.add_bot(name, owner)
+    click.echo(f"bot {name} added; its token (shown only now): {token}")
+
+
+@bots.command("rotate")
+@click.argument("name")
+@database_option
+def bots_rotate(name: str, database: str | None) -> None:
+    """Give bot NAME a new token (the old one stops working at once)."""
+    with opened(database) as store:
+        token = store.rotate_token(name)
+    click.echo(f"bot {name} has a new token (shown only now): {token}")
+
+
+@bots.command("disable")
+@click.argument("name")
+@database_option
+def bots_disable(name: str, database: str | None) -> None:
+    """Refuse bot NAME's connections (PERMISSION_DENIED) until it is enabled again."""
+    with opened(database) as store:
+        store.set_bot_enabled(name, False)
+    click.echo(f"bot {name} disabled")
+
+
+@bots.command("enable")
+@click.argument("name")
+@database_option
+def bots_enable(name: str, database: str | None) -> None:
+    """Let bot NAME connect again."""
+    with opened(database) as store:
+        store.set_bot_enabled(name, True)
+    click.echo(f"bot {name} enabled")
+
+
+@bots.command("list")
+@database_option
+def bots_list(database: str | None) -> None:
+    """The registered bots."""
+    with opened(database) as store:
+        rows = store.list_bots()
+    if not rows:
+        click.echo("no bots yet: arbiter bots add NAME")
+    for row in rows:
+        click.echo(f"{row.name:<24} {'enabled ' if row.enabled else 'DISABLED'}  {row.owner}")
+
+
+# --- ladders -----------------------------------------------------------------------------------
+@click.group()
+def ladders() -> None:
+    """Ladders: a game with fixed options, clocks and policies, played continuously and rated."""
+
+
+@ladders.command("add")
+@click.argument("name")
+@click.option("--game", type=click.Choice(list(GAMES)), required=True)
+@click.option("--size", type=int, default=None, help="Board size (Torrent, Fravan).")
+@click.option("--base", type=float, default=60.0, show_default=True, help="Game clock per seat, seconds.")
+@click.option("--increment", type=float, default=1.0, show_default=True, help="Fischer increment, seconds.")
+@click.option("--per-decision", type=float, default=None, help="Cap on one decision, seconds.")
+@click.option("--on-timeout", type=click.Choice([TIMEOUT_LOSS, TIMEOUT_DEFAULT_ACTION]), default=TIMEOUT_LOSS)
+@click.option("--on-illegal", type=click.Choice([ILLEGAL_FORFEIT, ILLEGAL_REJECT]), default=ILLEGAL_FORFEIT)
+@click.option("--unrated", is_flag=True, help="Results change no rating.")
+@click.option("--duplicate-pairs", is_flag=True, help="Surge: each pairing twice, same seed, seats swapped.")
+@database_option
+def ladders_add(
+    name: str,
+    game: str,
+    size: int | None,
+    base: float,
+    increment: float,
+    per_decision: float | None,
+    on_timeout: str,
+    on_illegal: str,
+    unrated: bool,
+    duplicate_pairs: bool,
+    database: str | None,
+) -> None:
+    """Create ladder NAME."""
+    definition = get_game(game)
+    takes_size = any(option.name == "size" for option in definition.options)
+    if size is not None and not takes_size:
+        raise click.BadParameter(f"{game} has no board size", param_hint="--size")
+    if duplicate_pairs and not definition.has_chance:
+        raise click.BadParameter(
+            f"{game} has no chance: duplicate pairs would replay the same game",
+            param_hint="--duplicate-pairs",
+        )
+    try:
+        options = definition.normalise_options({"size": size} if size is not None else {})
+        control = TimeControl(
+            base=base or None, increment=increment if base else 0.0, per_decision=per_decision
+        )
+    except (OptionsError, ValueError) as exc:
+        raise click.BadParameter(str(exc)) from exc
+    if not control.timed:
+        raise click.BadParameter("a ladder needs a game clock (--base) or a cap (--per-decision)")
+    config = LadderConfig(
+        name=name,
+        game=game,
+        options=options,
+        control=control,
+        policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
+        rated=not unrated,
+        duplicate_pairs=duplicate_pairs,
+    )
+    with opened(database) as store:
+        store.add_ladder(config)
+    click.echo(
+        f"ladder {name}: {definition.describe(options)}, {control.describe()}{', unrated' if unrated else ''}"
+    )
+
+
+@ladders.command("list")
+@database_option
+def ladders_list(database: str | None) -> None:
+    """The ladders."""
+    with opened(database) as store:
+        rows = store.list_ladders()
+    if not rows:
+        click.echo("no ladders yet: arbiter ladders add NAME --game torrent")
+    for config in rows:
+        game = get_game(config.game)
+        extra = ", duplicate pairs" if config.duplicate_pairs else ""
+        click.echo(
+            f"{config.name:<20} {game.describe(config.options):<12} {config.control.describe():<24}"
+            f" {'rated' if config.rated else 'unrated'}{extra}"
+        )
+
+
+@ladders.command("standings")
+@click.argument("name")
+@click.option(
+    "--method", type=click.Choice(["openskill", "whole-history"]), default="openskill", show_default=True
+)
+@click.option("--all-versions", is_flag=True, help="Older versions of each bot too.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@database_option
+def ladders_standings(
+    name: str, method: str, all_versions: bool, as_json: bool, database: str | None
+) -> None:
+    """The standings of ladder NAME (ranked by the conservative rating mu - 3 sigma)."""
+    with opened(database) as store:
+        if store.get_ladder(name) is None:
+            click.echo(f"error: no ladder named {name!r}", err=True)
+            sys.exit(1)
+        rows = (
+            standings(store, name, all_versions)
+            if method == "openskill"
+            else whole_history_standings(store, name)
+        )
+    if as_json:
+        click.echo(json.dumps([row.as_dict() for row in rows], indent=1))
+        return
+    if not rows:
+        click.echo("no rated results yet")
+    for row in rows:
+        click.echo(row.line())
+
+
+@ladders.command("recompute")
+@click.argument("name")
+@database_option
+def ladders_recompute(name: str, database: str | None) -> None:
+    """Replay every rated result of ladder NAME in order; the ratings are rebuilt from them."""
+    with opened(database) as store:
+        results = store.finished_results(name)
+        tallies = recompute(results)
+        before = {row.version: row.tally for row in store.ratings(name)}
+        store.replace_ratings(name, tallies)
+    changed = sum(1 for version, tally in tallies.items() if before.get(version) != tally)
+    provisional = sum(1 for tally in tallies.values() if is_provisional(tally.rating))
+    click.echo(
+        f"ladder {name}: {len(results)} results replayed, {len(tallies)} ratings "
+        f"({provisional} provisional), {changed} differed from the stored ones"
+    )
+
+
+# --- matches -----------------------------------------------------------------------------------
+@click.group()
+def matches() -> None:
+    """Stored matches."""
+
+
+@matches.command("list")
+@click.option("--ladder", default=None)
+@click.option("--bot", default=None)
+@click.option("--limit", type=int, default=50, show_default=True)
+@database_option
+def matches_list(ladder: str | None, bot: str | None, limit: int, database: str | None) -> None:
+    """The latest matches, newest first."""
+    with opened(database) as store:
+        rows = store.matches(ladder, bot, limit)
+    for row in rows:
+        click.echo(
+            f"{row.match_id}  {row.ladder or '-':<12} {row.game:<8} {row.seat_1.bot}@{row.seat_1.version} vs "
+            f"{row.seat_2.bot}@{row.seat_2.version}  {row.status}"
+        )
+
+
+@matches.command("export")
+@click.argument("ids", nargs=-1)
+@click.option("--all", "export_all", is_flag=True, help="Every finished match.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Folder for the JSON records.")
+@database_option
+def matches_export(ids: tuple[str, ...], export_all: bool, out: str, database: str | None) -> None:
+    """Write match records (the files `arbiter replay` reads)."""
+    if not ids and not export_all:
+        raise click.UsageError("name match ids, or --all")
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with opened(database) as store:
+        wanted = list(ids) or [row.match_id for row in store.matches(limit=10**9) if row.status != "running"]
+        for match_id in wanted:
+            record = store.match_record(match_id)
+            if record is None:
+                click.echo(f"warning: no record of match {match_id}", err=True)
+                continue
+            path = folder / f"{record['game']}-{match_id}.json"
+            path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            written += 1
+    click.echo(f"{written} record(s) written to {folder}")
+
+
+def register(main: click.Group) -> None:
+    for group in (db, bots, ladders, matches):
+        main.add_command(group)

@@ -1,0 +1,76 @@
+"""The store seen through the small protocols the rest of the arbiter asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from arbiter_wire.v1 import bot_service_pb2 as pb
+
+from ..sessions.auth import BotDirectory
+from ..sessions.identity import BotIdentity
+from ..store import SqlStore
+from .model import BotVersion, LadderConfig
+from .ratings import RatingTally
+
+
+class StoreBots:
+    """Tokens from the store: a running arbiter sees added, rotated and disabled bots at once."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+
+    def identify(self, token: str | None) -> BotIdentity | None:
+        if not token:
+            return None
+        row = self.store.authenticate(token)
+        return None if row is None else BotIdentity(row.name, row.enabled)
+
+
+class BotsFromFlagsThenStore:
+    """A quick local arbiter's --bot flags and tokens file first, then the store's bots."""
+
+    def __init__(self, directory: BotDirectory, store_bots: StoreBots) -> None:
+        self.directory = directory
+        self.store_bots = store_bots
+
+    def identify(self, token: str | None) -> BotIdentity | None:
+        name = self.directory.authenticate(token)
+        return BotIdentity(name) if name is not None else self.store_bots.identify(token)
+
+
+class StoreMailbox:
+    """Results an absent bot missed, kept in the store (no cap, nothing lost to a restart)."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+
+    def put(self, bot_name: str, message: pb.PlayResponse) -> None:
+        self.store.add_mail(bot_name, message.match_ended.match_id, message.SerializeToString())
+
+    def take(self, bot_name: str) -> list[pb.PlayResponse]:
+        return [pb.PlayResponse.FromString(payload) for _, payload in self.store.take_mail(bot_name)]
+
+
+class StoreLadders:
+    """What the ladder host reads: ladders, ratings with their counts, pauses, failure runs."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+
+    def get_ladder(self, name: str) -> LadderConfig | None:
+        return self.store.get_ladder(name)
+
+    def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
+        return {row.version: row.tally for row in self.store.ratings(ladder)}
+
+    def paused(self, ladder: str, bot: str) -> str | None:
+        return self.store.paused(ladder, bot)
+
+    def failures_in_a_row(self, ladder: str, bot: str) -> int:
+        return self.store.failures_in_a_row(ladder, bot)
+
+    def pauses_of(self, bot: str) -> Mapping[str, str]:
+        return self.store.pauses_of(bot)
+
+    def resume_bot(self, ladder: str, bot: str) -> None:
+        self.store.resume_bot(ladder, bot)
