@@ -16,13 +16,14 @@ from arbiter_wire import reasons
 from arbiter_wire.limits import SEEK_LIMIT, UNVERSIONED
 
 from .hosting import EventBus, Listener, MatchHosting
+from .hosting.host import RESUME_GRACE
 from .hosting.persistence import StoreWriter
 from .hosting.records import RecordWriter
 from .ladder.adapters import StoreBots, StoreLadders, StoreMailbox
 from .ladder.host import JoinAccepted, LadderHost, LadderRefused
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
 from .match.events import MatchEvent
-from .match.match import Match, MatchSetup
+from .match.match import Match, MatchSetup, PlayedAction
 from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
@@ -46,6 +47,8 @@ class ArbiterConfig:
     max_matches: int | None = None
     #: Tokens to bots when they come from a store (the ladder's); else ``bots`` answers.
     bot_store: BotStore | None = None
+    #: After a restart, seconds a match rebuilt from the store waits for both of its bots.
+    resume_grace: float = RESUME_GRACE
 
 
 class SeekRefused(Exception):
@@ -128,6 +131,7 @@ class Arbiter:
         for message in mail:
             session.send(message)
         self.hosting.resume(bot_name)
+        self.hosting.wake(self.sessions.connected)
         log.info("session_opened", bot=bot_name, session=session.id, resumed=len(running))
         return session
 
@@ -153,6 +157,38 @@ class Arbiter:
 
     def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
+
+    def restore_from_store(self, grace: float | None = None) -> int:
+        """Rebuild the matches the store lists as running (after a crash) from their move logs;
+        each resumes when both bots are back, or is aborted unrated after ``grace`` seconds."""
+        if self.store is None or self.writer is None:
+            return 0
+        grace = self.config.resume_grace if grace is None else grace
+        restored = 0
+        for running in self.store.running_matches():
+            start = running.start
+            setup = MatchSetup(
+                start.game,
+                dict(start.options),
+                {1: start.seat_1.bot, 2: start.seat_2.bot},
+                start.control,
+                start.policy,
+                seed=bytes.fromhex(start.seed),
+                ladder=start.ladder,
+                versions={1: start.seat_1.version, 2: start.seat_2.version},
+                rated=start.rated,
+            )
+            played = [
+                PlayedAction(m.seat, m.action, m.turn_id, m.charged, dict(m.clocks), m.auto)
+                for m in running.moves
+            ]
+            self.writer.adopt(start.match_id, len(played))
+            match = self.hosting.restore(start.match_id, setup, played, start.started_at, grace)
+            if match is None:
+                self.writer.abandon(start.match_id, start)
+                continue
+            restored += 1
+        return restored
 
     # --- seeks --------------------------------------------------------------------------------
     def seek(

@@ -6,19 +6,21 @@ import asyncio
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import structlog
 from arbiter_games import ActionError
 
 from ..match.events import MatchEnded, MatchEvent
-from ..match.match import Match, MatchSetup, Scheduler, Timer
+from ..match.match import Match, MatchSetup, PlayedAction, Scheduler, Timer
 from .bus import EventBus
 
 log = structlog.get_logger("arbiter")
 
 #: Finished matches kept in memory so that late answers and retries still find them.
 RECENT_LIMIT = 1000
+#: After a restart, how long a rebuilt match waits for both of its bots before it is aborted.
+RESUME_GRACE = 60.0
 
 
 class UnknownMatch(LookupError):
@@ -94,6 +96,56 @@ class MatchHosting:
         )
         if not self.matches:
             self.all_done.set()
+
+    def restore(
+        self,
+        match_id: str,
+        setup: MatchSetup,
+        played: Sequence[PlayedAction],
+        started_wall: float | None,
+        grace: float = RESUME_GRACE,
+    ) -> Match | None:
+        """Host a match rebuilt from its move log; it plays on once both bots are connected (see
+        ``wake``), or is aborted (never rated) after ``grace`` seconds. None if the log does not
+        replay (the match is then aborted at once)."""
+        try:
+            match = Match.restore(match_id, setup, played, self._emit, self.scheduler, self.now, started_wall)
+        except (ActionError, ValueError) as exc:
+            log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
+            return None
+        self.matches[match_id] = match
+        self.started += 1
+        self.all_done.clear()
+        for name in set(setup.bots.values()):
+            self.by_bot.setdefault(name, set()).add(match_id)
+        self.scheduler.call_later(grace, lambda: self._give_up(match, grace))
+        log.info(
+            "match_restored",
+            match_id=match_id,
+            actions=len(played),
+            seat_1=setup.bots[1],
+            seat_2=setup.bots[2],
+        )
+        return match
+
+    def _give_up(self, match: Match, grace: float) -> None:
+        if match.suspended and match.end is None:
+            match.abort(f"the arbiter restarted and the bots were not both back within {grace:g} s")
+
+    def wake(self, connected: Callable[[str], bool]) -> None:
+        """Play on every restored match whose two bots are connected now."""
+        for match in list(self.matches.values()):
+            if match.suspended and all(connected(name) for name in match.bots.values()):
+                log.info("match_resumed_after_restart", match_id=match.id)
+                match.wake()
+
+    def count_running(self, bot_name: str, ladder: str) -> int:
+        """The bot's running matches on ``ladder``."""
+        return sum(
+            1
+            for match_id in self.by_bot.get(bot_name, ())
+            if (match := self.matches.get(match_id)) is not None and match.facts.ladder == ladder
+        )
 
     def running_ids(self, bot_name: str) -> list[str]:
         return sorted(self.by_bot.get(bot_name, ()))

@@ -89,6 +89,22 @@ class StoreWriter:
         elif self.flusher is None and self.loop is not None:
             self.flusher = self.loop.call_later(FLUSH_SECONDS, self._flush_all)
 
+    def adopt(self, match_id: str, plies: int) -> None:
+        """A match rebuilt after a restart: its next move is ply ``plies``."""
+        self.plies[match_id] = plies
+
+    def abandon(self, match_id: str, start: MatchStart) -> None:
+        """A logged match that cannot be rebuilt: record it as aborted (never rated)."""
+        result = MatchResult(
+            winner_seat=None,
+            scores={},
+            reason="aborted",
+            termination=Termination.ABORTED,
+            ended_at=time.time(),
+            detail="the arbiter restarted and the match's move log does not replay",
+        )
+        self._submit(self.store.finish_match, match_id, result, None, None)
+
     def ladder_result(self, result: LadderResult) -> None:
         """The ladder's reckoning of a match, written with its result (the ladder host is
         subscribed before this writer, so it comes before the MatchEnded)."""

@@ -184,8 +184,7 @@ class LadderHost:
         if paused:
             self.store.resume_bot(name, bot)  # joining again resumes a paused bot
         ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
-        previous = ladder.joined.get(bot)
-        running = previous.running if previous is not None else 0
+        running = self.hosting.count_running(bot, name)  # also matches rebuilt after a restart
         ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running)
         log.info("ladder_joined", ladder=name, bot=bot, version=version, max_concurrent=max_concurrent)
         self.schedule(name)
@@ -289,15 +288,19 @@ class LadderHost:
         """A listener: a ladder match's end frees its slots, is rated and goes to the store."""
         if not isinstance(event, MatchEnded) or event.facts.ladder is None:
             return
-        ladder = self.ladders.get(event.facts.ladder)
-        if ladder is None:
+        try:
+            ladder = self._ladder(event.facts.ladder)  # loaded now if only a restored match used it
+        except LadderRefused:
+            log.error(
+                "ladder_result_without_ladder", ladder=event.facts.ladder, match_id=event.facts.match_id
+            )
             return
         result = self.count(ladder, event)
         self.sink.ladder_result(result)
         for bot in set(event.facts.bots.values()):
             joined = ladder.joined.get(bot)
             if joined is not None:
-                joined.running = max(0, joined.running - 1)
+                joined.running = self.hosting.count_running(bot, ladder.config.name)
                 joined.waiting_since = self.now()
             if bot in result.paused:
                 ladder.joined.pop(bot, None)

@@ -12,7 +12,7 @@ import hashlib
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -36,6 +36,10 @@ from .events import (
 )
 
 RECORD_FORMAT = "arbiter-match-record/1"
+#: After a restart, turn ids go on from the last logged one plus this: the move log may miss the
+#: last few actions (it is written in batches), so a bot may have seen turn ids the log never
+#: knew; the jump keeps every new turn id above them (no match has this many decisions).
+TURN_IDS_AFTER_RESTORE = 10_000
 
 
 class Timer(Protocol):
@@ -56,6 +60,28 @@ class PendingTurn:
     limit: float | None
     legal: list[object]
     timer: Timer | None = None
+
+
+@dataclass(frozen=True)
+class PlayedAction:
+    """One action of a match's move log (what the store keeps, ``records.md``'s ``actions``)."""
+
+    seat: int
+    action: str
+    turn_id: int | None = None
+    charged: float | None = None
+    clocks: Mapping[str, float | None] = field(default_factory=dict)
+    auto: str | None = None
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn_id,
+            "seat": self.seat,
+            "action": self.action,
+            "charged": self.charged,
+            "clocks": dict(self.clocks),
+            "auto": self.auto,
+        }
 
 
 @dataclass
@@ -108,6 +134,8 @@ class Match:
         self.last_accepted: dict[int, tuple[int, object]] = {}
         self.actions: list[dict[str, Any]] = []
         self.end: MatchEnd | None = None
+        #: A match rebuilt after a restart waits, without a turn, until both bots are back.
+        self.suspended = False
         self.started_wall = time.time()
         self.ended_wall: float | None = None
         self.facts = MatchFacts(
@@ -139,6 +167,44 @@ class Match:
         observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
         self.emit(MatchStarted(self.facts, observations, self.clock_reading(), self.seed, self.started_wall))
         self._advance()
+
+    @classmethod
+    def restore(
+        cls,
+        match_id: str,
+        setup: MatchSetup,
+        played: Sequence[PlayedAction],
+        emit: Emit,
+        scheduler: Scheduler,
+        now: Callable[[], float] = time.monotonic,
+        started_wall: float | None = None,
+    ) -> Match:
+        """The match as its move log left it (after a crash), suspended: no turn is issued until
+        ``wake``. The clocks are those after the last logged action; the outage is charged to no one.
+        Raises ActionError when the log does not replay (then the match cannot be resumed)."""
+        if setup.seed is None:
+            raise ValueError("a restored match needs its seed")
+        match = cls(match_id, setup, emit, scheduler, now)
+        for entry in played:
+            action = match.game.parse_action(entry.action)
+            match.state = match.game.apply(match.state, action)
+            match.actions.append(entry.as_record())
+            if entry.turn_id is not None:
+                match.turn_counter = max(match.turn_counter, entry.turn_id)
+        match.turn_counter += TURN_IDS_AFTER_RESTORE
+        if played:
+            for seat_text, left in played[-1].clocks.items():
+                match.clocks.remaining[int(seat_text)] = left
+        if started_wall is not None:
+            match.started_wall = started_wall
+        match.suspended = True
+        return match
+
+    def wake(self) -> None:
+        """Both bots of a restored match are back: play on from the logged position."""
+        if self.suspended and self.end is None:
+            self.suspended = False
+            self._advance()
 
     def resume(self, seat: int) -> None:
         """Tell a reconnecting seat the match again, and its pending turn, if any."""

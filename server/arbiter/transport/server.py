@@ -86,6 +86,7 @@ async def create_server(
     if bound == 0:
         raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available")
     await server.start()
+    arbiter.restore_from_store()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     return RunningServer(server, bound, host, arbiter, health_servicer)
