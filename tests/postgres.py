@@ -89,6 +89,15 @@ class Cluster:
     def url(self, database: str) -> str:
         return f"postgresql://postgres@/{database}?host={self.dir}&port={PORT}"
 
+    def halt(self) -> None:
+        """Stop the server at once (as a crash would), keeping its data for ``restart``."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def restart(self) -> None:
+        """Start a halted server again on the same data."""
+        options = f"-c listen_addresses='' -k {self.dir} -p {PORT} -c fsync=off"
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-o", options, "start")
+
     def stop(self) -> None:
         try:
             if (self.data / "postmaster.pid").exists():

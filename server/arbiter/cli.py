@@ -162,7 +162,6 @@ def serve(
     except (TokenError, OSError) as exc:
         raise click.UsageError(str(exc)) from exc
     from .cli_ladder import store_for_serve
-    from .ladder.adapters import BotsFromFlagsThenStore, StoreBots
     from .store import StoreError
 
     try:
@@ -180,7 +179,6 @@ def serve(
         default_control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
-        bot_store=BotsFromFlagsThenStore(bots, StoreBots(store)),
     )
     from .node import Arbiter
 

@@ -19,8 +19,10 @@ from .hosting import EventBus, Listener, MatchHosting
 from .hosting.host import RESUME_GRACE
 from .hosting.persistence import StoreWriter
 from .hosting.records import RecordWriter
-from .ladder.adapters import StoreBots, StoreLadders, StoreMailbox
+from .ladder.adapters import BotsFromFlagsThenStore, StoreBots, StoreLadders, StoreMailbox
 from .ladder.host import JoinAccepted, LadderHost, LadderRefused
+from .ladder.memory import MemoryLadders
+from .ladder.model import LadderConfig
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
 from .match.events import MatchEvent
 from .match.match import Match, MatchSetup, PlayedAction
@@ -78,9 +80,11 @@ class Arbiter:
         matchmaker: Matchmaker | None = None,
         now: Callable[[], float] | None = None,
         store: SqlStore | None = None,
+        ladders: Sequence[LadderConfig] = (),
     ) -> None:
         """``store``: the durable store; with it the arbiter runs ladders, takes tokens from the
-        store, keeps missed results there and writes every match as it goes."""
+        store, keeps missed results there and writes every match as it goes. Without a store,
+        ``ladders`` run in memory (nothing survives the process)."""
         self.config = config
         self.store = store
         self.sessions = SessionRegistry(StoreMailbox(store) if store is not None else None)
@@ -90,11 +94,16 @@ class Arbiter:
         #: The ladders, when the arbiter has a store.
         self.ladders: LadderHost | None = None
         if store is not None and self.writer is not None:
-            config.bot_store = config.bot_store or StoreBots(store)
+            # The --bot flags and tokens file first, then the bots registered in the store.
+            config.bot_store = config.bot_store or BotsFromFlagsThenStore(config.bots, StoreBots(store))
             self.ladders = LadderHost(StoreLadders(store), self.writer, self.hosting, self.sessions.connected)
             # Order matters: the ladder reckons a result, the writer commits it, then the seats hear.
             self.bus.subscribe(self.ladders)
             self.bus.subscribe(self.writer)
+        elif ladders:
+            memory = MemoryLadders(ladders)
+            self.ladders = LadderHost(memory, memory, self.hosting, self.sessions.connected)
+            self.bus.subscribe(self.ladders)
         self.bus.subscribe(SeatRouter(self.sessions, self.writer))
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:

@@ -1,0 +1,49 @@
+"""Ladders without a store: configurations, ratings and pauses in memory (a quick local ladder,
+and the baseline of ``bench/ladder.py``). Nothing survives the process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from .host import LadderResult
+from .model import BotVersion, LadderConfig
+from .ratings import RatingTally
+
+
+class MemoryLadders:
+    """The ladder host's store and result sink in one, kept in dictionaries."""
+
+    def __init__(self, ladders: Iterable[LadderConfig]) -> None:
+        self.configs = {config.name: config for config in ladders}
+        self.tallies: dict[str, dict[BotVersion, RatingTally]] = {}
+        self.failures: dict[tuple[str, str], int] = {}
+        self.pauses: dict[tuple[str, str], str] = {}
+        self.results: list[LadderResult] = []
+
+    def get_ladder(self, name: str) -> LadderConfig | None:
+        return self.configs.get(name)
+
+    def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
+        return dict(self.tallies.get(ladder, {}))
+
+    def paused(self, ladder: str, bot: str) -> str | None:
+        return self.pauses.get((ladder, bot))
+
+    def failures_in_a_row(self, ladder: str, bot: str) -> int:
+        return self.failures.get((ladder, bot), 0)
+
+    def pauses_of(self, bot: str) -> Mapping[str, str]:
+        return {ladder: why for (ladder, name), why in self.pauses.items() if name == bot}
+
+    def resume_bot(self, ladder: str, bot: str) -> None:
+        self.pauses.pop((ladder, bot), None)
+        self.failures.pop((ladder, bot), None)
+
+    def ladder_result(self, result: LadderResult) -> None:
+        self.results.append(result)
+        self.tallies.setdefault(result.ladder, {}).update(result.tallies)
+        for bot, failed in result.failed.items():
+            key = (result.ladder, bot)
+            self.failures[key] = self.failures.get(key, 0) + 1 if failed else 0
+        for bot, why in result.paused.items():
+            self.pauses[(result.ladder, bot)] = why

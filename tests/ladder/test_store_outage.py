@@ -1,0 +1,85 @@
+"""PostgreSQL stopped and started again mid-ladder: matches go on, results wait, none is lost or doubled."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+
+from arbiter.ladder.model import LadderConfig
+from arbiter.ladder.ratings import recompute
+from arbiter.match.events import MatchEnded, MatchEvent
+from arbiter.node import Arbiter, ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
+from arbiter.store import SqlStore
+from arbiter.transport.server import create_server
+from arbiter_bot.client import run_bot
+from arbiter_bot.examples.greedy_flank import GreedyFlankBot
+from arbiter_bot.examples.random_bot import RandomBot
+from arbiter_games.timecontrol import TimeControl
+
+from tests.postgres import Cluster
+
+BOTS = ("ann", "ben", "cat", "dan")
+GAMES_EACH = 6
+
+
+def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
+    cluster = Cluster()
+    cluster.start()
+    try:
+        url = cluster.new_database("outage")
+        store = SqlStore(url)
+        store.upgrade()
+        tokens = {name: store.add_bot(name, "t") for name in BOTS}
+        store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
+        ended: list[str] = []
+
+        def follow(event: MatchEvent) -> None:
+            if isinstance(event, MatchEnded):
+                ended.append(event.facts.match_id)
+
+        async def scenario():
+            config = ArbiterConfig(bots=BotDirectory())
+            arbiter = Arbiter(config, listeners=[follow], store=store)
+            server = await create_server(config, arbiter=arbiter)
+            bots = [
+                run_bot(
+                    GreedyFlankBot(i) if i % 2 else RandomBot(i),
+                    server.address,
+                    tokens[name],
+                    ("torrent", {"size": 5}),
+                    games=GAMES_EACH,
+                    ladder="t5",
+                )
+                for i, name in enumerate(BOTS)
+            ]
+            tasks = [asyncio.create_task(bot) for bot in bots]
+            while len(ended) < 3:
+                await asyncio.sleep(0.02)
+            await asyncio.to_thread(cluster.halt)
+            halted_at = len(ended)
+            deadline = time.monotonic() + 20
+            while len(ended) < halted_at + 2 and time.monotonic() < deadline:  # matches go on
+                await asyncio.sleep(0.02)
+            during = len(ended) - halted_at
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(cluster.restart)
+            summaries = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+            await server.stop(1.0)
+            return during, summaries
+
+        during, summaries = asyncio.run(scenario())
+        assert during >= 2, "matches should go on while the database is away"
+        rows = store.matches("t5", limit=1000)
+        counts = Counter(row.match_id for row in rows)
+        assert all(n == 1 for n in counts.values())
+        finished = {row.match_id for row in rows if row.status == "finished"}
+        assert finished == set(ended)  # every result written, once
+        assert sum(len(s) for s in summaries) == 2 * len(ended)  # every bot heard of every end
+        live = {row.version: row.tally for row in store.ratings("t5")}
+        assert recompute(store.finished_results("t5")) == live
+        assert sum(t.games for t in live.values()) == 2 * len(ended)
+        store.close()
+    finally:
+        cluster.stop()
