@@ -2,12 +2,50 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import click
 
 from . import __version__
+
+
+def fail(message: str, status: int = 1) -> NoReturn:
+    """Print one line ``error: MESSAGE`` to standard error and exit with ``status``."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(status)
+
+
+@contextlib.contextmanager
+def held_back_stderr(keep: Any = lambda exc: True) -> Iterator[None]:
+    """Hold back what native code (gRPC's core) writes to file descriptor 2 while binding a port.
+
+    gRPC logs its own multi-line report of a failed bind; the CLI says the same in one line. What
+    was written is passed on afterwards unless the block raised an exception ``keep`` refuses.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        raised: BaseException | None = None
+        try:
+            yield
+        except BaseException as exc:
+            raised = exc
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if raised is None or keep(raised):
+                held.seek(0)
+                text = held.read()
+                if text:
+                    sys.stderr.flush()
+                    os.write(2, text)
 
 
 @click.group()
@@ -144,8 +182,12 @@ def serve(
     from .logging_setup import configure_logging
     from .node import ArbiterConfig
     from .sessions.auth import BotDirectory, TokenError
-    from .transport.server import create_server
+    from .transport.server import BindError, check_port, create_server
 
+    try:
+        check_port(port)
+    except BindError as exc:
+        fail(str(exc), 2)
     configure_logging(log_level)
     bots = BotDirectory()
     try:
@@ -166,7 +208,11 @@ def serve(
     async def run() -> None:
         import structlog
 
-        server = await create_server(config, host, port)
+        with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
+            server = await create_server(config, host, port)
+        # The first line on standard output, so that a script (or a test) that asked for
+        # --port 0 learns the port; the JSON log on standard error says it too ("serving").
+        click.echo(f"listening on {server.address}")
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
@@ -183,7 +229,10 @@ def serve(
         await server.stop(grace)
         log.info("stopped")
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except BindError as exc:
+        fail(str(exc))
 
 
 @main.command("match")
