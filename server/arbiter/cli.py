@@ -194,10 +194,12 @@ def serve(
         bots.add_specs(bot_specs)
         if tokens_file:
             bots.load_file(tokens_file)
-    except (TokenError, OSError) as exc:
-        raise click.UsageError(str(exc)) from exc
+    except TokenError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot read the tokens file {tokens_file}: {exc.strerror or exc}", 2)
     if not len(bots):
-        raise click.UsageError("no bots: give --bot NAME=TOKEN or --tokens-file FILE")
+        fail("no bots: give --bot NAME=TOKEN or --tokens-file FILE", 2)
     config = ArbiterConfig(
         bots=bots,
         default_control=_time_control(base, increment, per_decision),
@@ -327,8 +329,16 @@ def match_command(
 @main.command()
 @click.argument("name")
 def token(name: str) -> None:
-    """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter."""
-    from .sessions.auth import hash_token, new_token
+    """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter.
+
+    NAME is 1 to 64 printable characters without spaces or '=', not starting with '#'.
+    """
+    from .sessions.auth import TokenError, check_bot_name, hash_token, new_token
+
+    try:
+        check_bot_name(name)
+    except TokenError as exc:
+        fail(str(exc), 2)
 
     secret = new_token()
     click.echo(f"token for the bot:        {secret}")
