@@ -244,7 +244,10 @@ def serve(
     "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
 )
 @click.option(
-    "--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7); default 7."
+    "--size",
+    type=int,
+    default=None,
+    help="Board size for Torrent (5-9) or Fravan (5, 7); default 7. Not for Surge.",
 )
 @click.option("--games", type=int, default=20, show_default=True)
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
@@ -255,6 +258,13 @@ def serve(
     help="Folder for records [records/match-TIME].",
 )
 @click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds a bot has to connect before the run gives up.",
+)
 @_policy_options
 def match_command(
     bot_a: str,
@@ -265,6 +275,7 @@ def match_command(
     concurrency: int,
     records: str | None,
     seed: int | None,
+    connect_timeout: float,
     base: float,
     increment: float,
     per_decision: float | None,
@@ -283,6 +294,7 @@ def match_command(
     from datetime import datetime
     from pathlib import Path
 
+    from arbiter_games import get_game
     from arbiter_games.policy import MatchPolicy
 
     from .logging_setup import configure_logging
@@ -290,14 +302,20 @@ def match_command(
     from .runner.report import Reporter
 
     if games < 1:
-        raise click.BadParameter("must be at least 1", param_hint="--games")
-    options = {} if game == "surge" else ({"size": size} if size else {})
-    from arbiter_games import OptionsError, get_game
-
-    try:
-        get_game(game).new_game(options)
-    except OptionsError as exc:
-        raise click.BadParameter(str(exc), param_hint="--size") from exc
+        fail(f"--games must be at least 1, got {games}", 2)
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}", 2)
+    if not connect_timeout > 0:
+        fail(f"--connect-timeout must be more than 0 seconds, got {connect_timeout:g}", 2)
+    options: dict[str, int] = {}
+    if size is not None:
+        size_option = next((o for o in get_game(game).options if o.name == "size"), None)
+        if size_option is None:
+            fail(f"--size: {game} has no board size", 2)
+        if size not in size_option.choices:
+            sizes = ", ".join(map(str, size_option.choices))
+            fail(f"--size: {game} is played on sizes {sizes}, not {size}", 2)
+        options["size"] = size
     folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
     config = RunnerConfig(
         bot_a=bot_a,
@@ -308,8 +326,9 @@ def match_command(
         control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=folder,
-        concurrency=max(1, concurrency),
+        concurrency=concurrency,
         seed=seed,
+        connect_timeout=connect_timeout,
     )
     configure_logging("error")
     reporter = Reporter(config)
