@@ -2,12 +2,50 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from typing import Any
+import tempfile
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import click
 
 from . import __version__
+
+
+def fail(message: str, status: int = 1) -> NoReturn:
+    """Print one line ``error: MESSAGE`` to standard error and exit with ``status``."""
+    click.echo(f"error: {message}", err=True)
+    sys.exit(status)
+
+
+@contextlib.contextmanager
+def held_back_stderr(keep: Any = lambda exc: True) -> Iterator[None]:
+    """Hold back what native code (gRPC's core) writes to file descriptor 2 while binding a port.
+
+    gRPC logs its own multi-line report of a failed bind; the CLI says the same in one line. What
+    was written is passed on afterwards unless the block raised an exception ``keep`` refuses.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        raised: BaseException | None = None
+        try:
+            yield
+        except BaseException as exc:
+            raised = exc
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if raised is None or keep(raised):
+                held.seek(0)
+                text = held.read()
+                if text:
+                    sys.stderr.flush()
+                    os.write(2, text)
 
 
 @click.group()
@@ -151,28 +189,34 @@ def serve(
     from .logging_setup import configure_logging
     from .node import ArbiterConfig
     from .sessions.auth import BotDirectory, TokenError
-    from .transport.server import create_server
+    from .transport.server import BindError, check_port, create_server
 
+    try:
+        check_port(port)
+    except BindError as exc:
+        fail(str(exc), 2)
     configure_logging(log_level)
     bots = BotDirectory()
     try:
         bots.add_specs(bot_specs)
         if tokens_file:
             bots.load_file(tokens_file)
-    except (TokenError, OSError) as exc:
-        raise click.UsageError(str(exc)) from exc
+    except TokenError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot read the tokens file {tokens_file}: {exc.strerror or exc}", 2)
     from .cli_ladder import store_for_serve
     from .store import StoreError
 
     try:
         store = store_for_serve(database)
     except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(str(exc))
     if not len(bots) and not store.list_bots():
         store.close()
-        raise click.UsageError(
-            "no bots: give --bot NAME=TOKEN or --tokens-file FILE, or register bots with `arbiter bots add`"
+        fail(
+            "no bots: give --bot NAME=TOKEN or --tokens-file FILE, or register bots with `arbiter bots add`",
+            2,
         )
     config = ArbiterConfig(
         bots=bots,
@@ -185,7 +229,11 @@ def serve(
     async def run() -> None:
         import structlog
 
-        server = await create_server(config, host, port, arbiter=Arbiter(config, store=store))
+        with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
+            server = await create_server(config, host, port, arbiter=Arbiter(config, store=store))
+        # The first line on standard output, so that a script (or a test) that asked for
+        # --port 0 learns the port; the JSON log on standard error says it too ("serving").
+        click.echo(f"listening on {server.address}")
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
@@ -205,6 +253,8 @@ def serve(
 
     try:
         asyncio.run(run())
+    except BindError as exc:
+        fail(str(exc))
     finally:
         store.close()
 
@@ -216,7 +266,10 @@ def serve(
     "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
 )
 @click.option(
-    "--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7); default 7."
+    "--size",
+    type=int,
+    default=None,
+    help="Board size for Torrent (5-9) or Fravan (5, 7); default 7. Not for Surge.",
 )
 @click.option("--games", type=int, default=20, show_default=True)
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
@@ -227,6 +280,13 @@ def serve(
     help="Folder for records [records/match-TIME].",
 )
 @click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds a bot has to connect before the run gives up.",
+)
 @_policy_options
 def match_command(
     bot_a: str,
@@ -237,6 +297,7 @@ def match_command(
     concurrency: int,
     records: str | None,
     seed: int | None,
+    connect_timeout: float,
     base: float,
     increment: float,
     per_decision: float | None,
@@ -255,6 +316,7 @@ def match_command(
     from datetime import datetime
     from pathlib import Path
 
+    from arbiter_games import get_game
     from arbiter_games.policy import MatchPolicy
 
     from .logging_setup import configure_logging
@@ -262,14 +324,20 @@ def match_command(
     from .runner.report import Reporter
 
     if games < 1:
-        raise click.BadParameter("must be at least 1", param_hint="--games")
-    options = {} if game == "surge" else ({"size": size} if size else {})
-    from arbiter_games import OptionsError, get_game
-
-    try:
-        get_game(game).new_game(options)
-    except OptionsError as exc:
-        raise click.BadParameter(str(exc), param_hint="--size") from exc
+        fail(f"--games must be at least 1, got {games}", 2)
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}", 2)
+    if not connect_timeout > 0:
+        fail(f"--connect-timeout must be more than 0 seconds, got {connect_timeout:g}", 2)
+    options: dict[str, int] = {}
+    if size is not None:
+        size_option = next((o for o in get_game(game).options if o.name == "size"), None)
+        if size_option is None:
+            fail(f"--size: {game} has no board size", 2)
+        if size not in size_option.choices:
+            sizes = ", ".join(map(str, size_option.choices))
+            fail(f"--size: {game} is played on sizes {sizes}, not {size}", 2)
+        options["size"] = size
     folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
     config = RunnerConfig(
         bot_a=bot_a,
@@ -280,8 +348,9 @@ def match_command(
         control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=folder,
-        concurrency=max(1, concurrency),
+        concurrency=concurrency,
         seed=seed,
+        connect_timeout=connect_timeout,
     )
     configure_logging("error")
     reporter = Reporter(config)
@@ -301,8 +370,16 @@ def match_command(
 @main.command()
 @click.argument("name")
 def token(name: str) -> None:
-    """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter."""
-    from .sessions.auth import hash_token, new_token
+    """Make a new token for bot NAME: give the token to the bot, the hash line to the arbiter.
+
+    NAME is 1 to 64 printable characters without spaces or '=', not starting with '#'.
+    """
+    from .sessions.auth import TokenError, check_bot_name, hash_token, new_token
+
+    try:
+        check_bot_name(name)
+    except TokenError as exc:
+        fail(str(exc), 2)
 
     secret = new_token()
     click.echo(f"token for the bot:        {secret}")

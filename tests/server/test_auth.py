@@ -47,3 +47,49 @@ def test_token_file_and_bad_specs(tmp_path):
     for spec in ("noequals", "a b=x", "carol=sha256:zz", "dave="):
         with pytest.raises(TokenError):
             BotDirectory().add_specs([spec])
+
+
+def test_a_name_given_twice_in_a_tokens_file_names_both_lines(tmp_path):
+    path = tmp_path / "bots.txt"
+    path.write_text("# bots\nalice=one\nbob=two\n\nalice=three\n")
+    with pytest.raises(TokenError) as info:
+        BotDirectory().load_file(path)
+    message = str(info.value)
+    assert "bots.txt line 5" in message and "'alice'" in message and "line 2" in message
+    assert "three" not in message and "\n" not in message  # no token shown; one line
+
+
+def test_a_name_given_twice_in_specs_is_refused():
+    with pytest.raises(TokenError, match="'alice'"):
+        BotDirectory().add_specs(["alice=one", "alice=two"])
+    with pytest.raises(TokenError, match="'alice'"):
+        BotDirectory().add_specs(["alice=one", "alice=one"])  # even with the same token
+
+
+def test_a_name_in_both_the_flags_and_the_file_is_refused(tmp_path):
+    path = tmp_path / "bots.txt"
+    path.write_text("alice=two\n")
+    bots = BotDirectory()
+    bots.add_specs(["alice=one"])
+    with pytest.raises(TokenError, match="bots.txt line 1.*'alice'.*--bot"):
+        bots.load_file(path)
+
+
+@pytest.mark.parametrize("name", ["", "bad name", "a=b", "tab\tname", "#hash", "nul\x00", "x" * 65])
+def test_bad_names_are_refused_everywhere(name):
+    from arbiter.sessions.auth import check_bot_name
+
+    with pytest.raises(TokenError):
+        check_bot_name(name)
+    with pytest.raises(TokenError):
+        BotDirectory().add(name, "some-token")
+
+
+@pytest.mark.parametrize("name", ["alice", "bot-2", "my_bot.v3", "Zoë", "x" * 64])
+def test_good_names_are_kept(name):
+    from arbiter.sessions.auth import check_bot_name
+
+    assert check_bot_name(name) == name
+    bots = BotDirectory()
+    bots.add(name, "some-token")
+    assert bots.authenticate("some-token") == name

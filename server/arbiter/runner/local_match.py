@@ -9,9 +9,11 @@ in its environment. Seats alternate from game to game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import shlex
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from arbiter_games.timecontrol import TimeControl
 
 from ..match.events import MatchEnded, MatchEvent
 from ..node import Arbiter, ArbiterConfig
-from ..sessions.auth import BotDirectory
+from ..sessions.auth import MAX_NAME_LENGTH, BotDirectory
 from ..transport.server import create_server
 from .stats import Tally
 
@@ -52,6 +54,8 @@ class RunnerConfig:
     records_dir: Path
     concurrency: int = 1
     seed: int | None = None
+    #: Seconds each bot has to open its stream to the arbiter before the run gives up.
+    connect_timeout: float = 30.0
 
 
 @dataclass
@@ -71,6 +75,24 @@ class RunResult:
     tally: Tally
     games: list[GameResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+
+
+class _WatchedDirectory(BotDirectory):
+    """The runner's two bots; notes which of them have connected (authenticated) at least once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.connected: dict[str, asyncio.Event] = {}
+
+    def add(self, name: str, token_or_hash: str, where: str = "") -> None:
+        super().add(name, token_or_hash, where)
+        self.connected[name] = asyncio.Event()
+
+    def authenticate(self, token: str | None) -> str | None:
+        name = super().authenticate(token)
+        if name is not None:
+            self.connected[name].set()
+        return name
 
 
 def is_builtin(spec: str) -> bool:
@@ -106,7 +128,7 @@ class LocalRunner:
         self.config = config
         self.on_game = on_game
         self.tokens = {"A": secrets.token_urlsafe(16), "B": secrets.token_urlsafe(16)}
-        self.names = {"A": f"A-{label(config.bot_a)}", "B": f"B-{label(config.bot_b)}"}
+        self.names = {"A": _bot_name("A", config.bot_a), "B": _bot_name("B", config.bot_b)}
         if self.names["A"] == self.names["B"]:
             self.names["B"] += "-2"
         self.result = RunResult(Tally())
@@ -137,7 +159,7 @@ class LocalRunner:
 
     async def run(self) -> RunResult:
         cfg = self.config
-        bots = BotDirectory()
+        bots = _WatchedDirectory()
         for key in ("A", "B"):
             bots.add(self.names[key], self.tokens[key])
         arbiter_config = ArbiterConfig(
@@ -151,35 +173,53 @@ class LocalRunner:
         server = await create_server(arbiter_config, "127.0.0.1", 0, arbiter=arbiter)
         tasks: list[asyncio.Task[Any]] = []
         try:
+            watchers: list[asyncio.Task[Any]] = []
             for key, spec in (("A", cfg.bot_a), ("B", cfg.bot_b)):
                 tasks.append(asyncio.create_task(self._run_bot(key, spec, server.address)))
+                connected = bots.connected[self.names[key]]
+                watchers.append(asyncio.create_task(self._await_connect(key, spec, connected)))
             done_wait = asyncio.create_task(self.done.wait())
-            pending: set[asyncio.Task[Any]] = {done_wait, *tasks}
+            pending: set[asyncio.Task[Any]] = {done_wait, *tasks, *watchers}
             while not self.done.is_set():
                 finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
                     if task is done_wait:
                         continue
                     error = task.exception() if not task.cancelled() else None
+                    if isinstance(error, RunnerError):
+                        raise error
                     if error is not None:
                         raise RunnerError(str(error)) from error
                 if not any(t in pending for t in tasks) and not self.done.is_set():
                     # Both bots stopped on their own; the games that are left cannot be played.
                     raise RunnerError("both bots stopped before all games were played")
         finally:
-            for task in tasks:
+            for task in (*tasks, *watchers):
                 task.cancel()
             for process in self.processes:
-                if process.returncode is None:
-                    process.terminate()
+                _signal_group(process, signal.SIGTERM)
             for process in self.processes:
                 try:
                     await asyncio.wait_for(process.wait(), 5)
                 except TimeoutError:
-                    process.kill()
-            await asyncio.gather(*tasks, return_exceptions=True)
+                    _signal_group(process, signal.SIGKILL)
+            await asyncio.gather(*tasks, *watchers, return_exceptions=True)
             await server.stop(grace=0.5)
         return self.result
+
+    async def _await_connect(self, key: str, spec: str, connected: asyncio.Event) -> None:
+        """RunnerError when the bot has not opened its stream within the connect timeout."""
+        timeout = self.config.connect_timeout
+        try:
+            await asyncio.wait_for(connected.wait(), timeout)
+        except TimeoutError:
+            where = "" if is_builtin(spec) else f"; its output is in {self._log_path(key)}"
+            raise RunnerError(
+                f"bot {key} ({spec!r}) did not connect within {timeout:g} s (see --connect-timeout){where}"
+            ) from None
+
+    def _log_path(self, key: str) -> Path:
+        return self.config.records_dir / f"bot-{key}.log"
 
     async def _run_bot(self, key: str, spec: str, address: str) -> None:
         cfg = self.config
@@ -208,15 +248,17 @@ class LocalRunner:
         if "size" in cfg.options:
             env["ARBITER_SIZE"] = str(cfg.options["size"])
         cfg.records_dir.mkdir(parents=True, exist_ok=True)
-        log_path = cfg.records_dir / f"bot-{key}.log"
+        log_path = self._log_path(key)
         with open(log_path, "ab") as log_file:
             try:
+                # In a process group of its own, so that stopping it stops what the shell started.
                 process = await asyncio.create_subprocess_shell(
                     spec,
                     env=env,
                     stdout=log_file,
                     stderr=asyncio.subprocess.STDOUT,
                     stdin=asyncio.subprocess.DEVNULL,
+                    start_new_session=True,
                 )
             except OSError as exc:
                 raise RunnerError(f"bot {key}: cannot start {spec!r}: {exc}") from exc
@@ -226,6 +268,20 @@ class LocalRunner:
             raise RunnerError(
                 f"bot {key} ({spec!r}) exited with status {code} early; its output is in {log_path}"
             )
+
+
+def _signal_group(process: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    """Send ``sig`` to a bot command's process group (the shell and what it started)."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+def _bot_name(key: str, spec: str) -> str:
+    """``A-random_bot``: a valid bot name made from the label (other characters become ``_``)."""
+    text = "".join(c if c.isprintable() and not c.isspace() and c != "=" else "_" for c in label(spec))
+    return f"{key}-{text}"[:MAX_NAME_LENGTH]
 
 
 def python_command(module: str) -> str:

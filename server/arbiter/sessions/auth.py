@@ -20,8 +20,29 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+#: The longest bot name (names show in logs, records and the opponent's MatchStarted).
+MAX_NAME_LENGTH = 64
+
+
 class TokenError(ValueError):
     """A bot/token specification that cannot be used."""
+
+
+def check_bot_name(name: str) -> str:
+    """``name`` if it can name a bot, else TokenError: the one rule ``token`` and ``serve`` share.
+
+    A name is 1 to 64 printable characters without spaces or ``=``, and does not start with ``#``
+    (so that its ``NAME=...`` line in a tokens file reads back as that very name).
+    """
+    if not name:
+        raise TokenError("bad bot name '': a name cannot be empty")
+    if len(name) > MAX_NAME_LENGTH:
+        raise TokenError(f"bad bot name {name[:20]!r}...: at most {MAX_NAME_LENGTH} characters")
+    if "=" in name or any(c.isspace() or not c.isprintable() for c in name):
+        raise TokenError(f"bad bot name {name!r}: no spaces, '=' or control characters allowed")
+    if name.startswith("#"):
+        raise TokenError(f"bad bot name {name!r}: it cannot start with '#' (a comment in a tokens file)")
+    return name
 
 
 class BotDirectory:
@@ -29,36 +50,61 @@ class BotDirectory:
 
     def __init__(self) -> None:
         self._by_name: dict[str, str] = {}
+        self._given_at: dict[str, str] = {}
 
-    def add(self, name: str, token_or_hash: str) -> None:
-        """Register ``name`` with a plain token (hashed at once) or a ``sha256:HEX`` hash."""
-        if not name or any(c.isspace() for c in name) or "=" in name:
-            raise TokenError(f"bad bot name {name!r}: no spaces or '=' allowed")
+    def add(self, name: str, token_or_hash: str, where: str = "") -> None:
+        """Register ``name`` with a plain token (hashed at once) or a ``sha256:HEX`` hash.
+
+        ``where`` (``bots.txt line 3``) starts every error message. A name is given once only.
+        """
+        prefix = f"{where}: " if where else ""
+        try:
+            check_bot_name(name)
+        except TokenError as exc:
+            raise TokenError(f"{prefix}{exc}") from None
+        if name in self._by_name:
+            first = self._given_at.get(name)
+            at = f" (first at {first})" if first else ""
+            raise TokenError(f"{prefix}bot {name!r} is given twice{at}")
         if not token_or_hash:
-            raise TokenError(f"bot {name!r} has an empty token")
+            raise TokenError(f"{prefix}bot {name!r} has an empty token")
         if token_or_hash.startswith(HASH_PREFIX):
             digest = token_or_hash[len(HASH_PREFIX) :]
             if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-                raise TokenError(f"bot {name!r}: a hash is sha256: followed by 64 lowercase hex digits")
+                raise TokenError(
+                    f"{prefix}bot {name!r}: a hash is sha256: followed by 64 lowercase hex digits"
+                )
             stored = token_or_hash
         else:
             stored = hash_token(token_or_hash)
-        if stored in self._by_name.values() and self._by_name.get(name) != stored:
-            raise TokenError(f"bot {name!r} uses a token that another bot already has")
+        if stored in self._by_name.values():
+            raise TokenError(f"{prefix}bot {name!r} uses a token that another bot already has")
         self._by_name[name] = stored
+        if where:
+            self._given_at[name] = where
 
-    def add_specs(self, specs: Iterable[str]) -> None:
-        """``NAME=TOKEN`` or ``NAME=sha256:HEX`` items."""
-        for spec in specs:
-            name, sep, token = spec.partition("=")
-            if not sep:
-                raise TokenError(f"expected NAME=TOKEN, got {spec!r}")
-            self.add(name.strip(), token.strip())
+    def _add_spec(self, spec: str, where: str) -> None:
+        name, sep, token = spec.partition("=")
+        if not sep:
+            # The text itself is not shown: it may be a token pasted without its name.
+            raise TokenError(f"{where}: expected NAME=TOKEN or NAME=sha256:HEX")
+        self.add(name.strip(), token.strip(), where)
+
+    def add_specs(self, specs: Iterable[str], source: str = "--bot") -> None:
+        """``NAME=TOKEN`` or ``NAME=sha256:HEX`` items (errors name them ``--bot #2``)."""
+        for number, spec in enumerate(specs, 1):
+            self._add_spec(spec, f"{source} #{number}")
 
     def load_file(self, path: str | Path) -> None:
-        """One ``NAME=TOKEN`` or ``NAME=sha256:HEX`` per line; blank lines and ``#`` comments ignored."""
+        """One ``NAME=TOKEN`` or ``NAME=sha256:HEX`` per line; blank lines and ``#`` comments ignored.
+
+        Errors name the line: ``bots.txt line 4: bot 'alice' is given twice (first at bots.txt line 2)``.
+        """
         lines = Path(path).read_text(encoding="utf-8").splitlines()
-        self.add_specs(line for line in (raw.strip() for raw in lines) if line and not line.startswith("#"))
+        for number, raw in enumerate(lines, 1):
+            line = raw.strip()
+            if line and not line.startswith("#"):
+                self._add_spec(line, f"{path} line {number}")
 
     def authenticate(self, token: str | None) -> str | None:
         """The bot name for ``token``, or None."""
