@@ -111,6 +111,7 @@ def test_serve_offers_health_and_stops_gracefully(tmp_path):
         env=env,
         stderr=subprocess.PIPE,
         text=True,
+        cwd=tmp_path,  # its default store, arbiter.db, goes there
     )
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")

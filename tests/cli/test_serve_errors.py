@@ -26,6 +26,7 @@ def serve(port: int | str, *extra: str, tmp_path: object) -> subprocess.Popen[st
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        cwd=str(tmp_path),  # its default store, arbiter.db, goes there
     )
 
 
