@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+from pathlib import Path
 import sys
 import threading
 
@@ -19,6 +20,7 @@ ENV = dict(os.environ, PYTHONPATH=f"{ROOT / 'server'}:{ROOT / 'clients' / 'pytho
 
 
 def serve(port: int | str, *extra: str, tmp_path: object) -> subprocess.Popen[str]:
+    Path(str(tmp_path)).mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
         [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--bot", "a=secret"]
         + ["--records", str(tmp_path), *extra],
