@@ -6,9 +6,9 @@ import os
 import signal
 import socket
 import subprocess
-from pathlib import Path
 import sys
 import threading
+from pathlib import Path
 
 import grpc
 import pytest
