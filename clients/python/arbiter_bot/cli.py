@@ -10,6 +10,9 @@
 - ``--games N`` (0: until stopped): ``$ARBITER_GAMES``, default until stopped
 - ``--base S``, ``--increment S``, ``--per-decision S``: ``$ARBITER_BASE``, ``$ARBITER_INCREMENT``,
   ``$ARBITER_PER_DECISION``, default the arbiter's default time control
+- ``--ladder NAME``: ``$ARBITER_LADDER``; join that ladder instead of seeking (the arbiter then
+  picks the game, the opponents and the clocks)
+- ``--version TEXT``: ``$ARBITER_BOT_VERSION``; the version this bot plays as (ladders rate per version)
 
 A command-line option wins over its environment variable. The local runner starts command bots
 with these variables set. Logs go to standard error; one line per finished match to standard output.
@@ -42,6 +45,8 @@ ENV_TOKEN = "ARBITER_TOKEN"
 ENV_GAME = "ARBITER_GAME"
 ENV_SIZE = "ARBITER_SIZE"
 ENV_GAMES = "ARBITER_GAMES"
+ENV_LADDER = "ARBITER_LADDER"
+ENV_VERSION = "ARBITER_BOT_VERSION"
 ENV_BASE = "ARBITER_BASE"
 ENV_INCREMENT = "ARBITER_INCREMENT"
 ENV_PER_DECISION = "ARBITER_PER_DECISION"
@@ -70,6 +75,8 @@ class BotOptions:
     log_level: str = "info"
     tls: bool = False
     strict_seed: bool = False
+    ladder: str | None = None
+    version: str | None = None
 
     @property
     def spec(self) -> tuple[str, dict[str, Any]]:
@@ -105,6 +112,13 @@ def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -
     add("--increment", type=float, metavar="S", help=f"seconds added per decision (${ENV_INCREMENT})")
     add("--per-decision", type=float, metavar="S", help=f"cap per decision in seconds (${ENV_PER_DECISION})")
     add("--max-concurrent", type=int, default=1, metavar="N", help="matches played at once (default 1)")
+    add("--ladder", metavar="NAME", help=f"join this ladder instead of seeking (${ENV_LADDER})")
+    add(
+        "--version",
+        dest="bot_version",
+        metavar="TEXT",
+        help=f"the version this bot plays as (${ENV_VERSION})",
+    )
     add("--seed", type=int, help="seed of the bot's random choices (default: random)")
     add("--tls", action="store_true", help="connect with TLS (system root certificates)")
     add("--strict-seed", action="store_true", help="stop with exit code 5 when a Surge seed check fails")
@@ -187,6 +201,8 @@ def parse_options(
         log_level=args.log_level,
         tls=args.tls,
         strict_seed=args.strict_seed,
+        ladder=args.ladder or env.get(ENV_LADDER) or None,
+        version=args.bot_version or env.get(ENV_VERSION) or None,
     )
 
 
@@ -261,6 +277,8 @@ def run_cli(
                 max_concurrent=options.max_concurrent,
                 credentials=grpc.ssl_channel_credentials() if options.tls else None,
                 strict_seed=options.strict_seed,
+                ladder=options.ladder,
+                version=options.version,
             )
         )
     except KeyboardInterrupt:
