@@ -55,7 +55,7 @@ def serve_process(*serve_args: str) -> Iterator[str]:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("server", "clients/python")))
     command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--log-level", "warning"]
-    command += ["--database", "sqlite://"]  # an in-memory store: the benchmark keeps nothing
+    command += ["--database", "none"]  # no store: the match core alone (bench/ladder.py measures the store)
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:
         address = f"127.0.0.1:{port}"

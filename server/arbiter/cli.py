@@ -161,7 +161,8 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     "--database",
     default=None,
     metavar="URL",
-    help="The store: sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db here]",
+    help="The store: sqlite:///FILE or postgresql://..., or 'none' to keep nothing (no ladders)"
+    " [default: sqlite:///arbiter.db here]",
 )
 @_policy_options
 def serve(
@@ -206,14 +207,17 @@ def serve(
     except OSError as exc:
         fail(f"cannot read the tokens file {tokens_file}: {exc.strerror or exc}", 2)
     from .cli_ladder import store_for_serve
-    from .store import StoreError
+    from .store import SqlStore, StoreError
 
-    try:
-        store = store_for_serve(database)
-    except StoreError as exc:
-        fail(str(exc))
-    if not len(bots) and not store.list_bots():
-        store.close()
+    store: SqlStore | None = None
+    if database != "none":
+        try:
+            store = store_for_serve(database)
+        except StoreError as exc:
+            fail(str(exc))
+    if not len(bots) and (store is None or not store.list_bots()):
+        if store is not None:
+            store.close()
         fail(
             "no bots: give --bot NAME=TOKEN or --tokens-file FILE, or register bots with `arbiter bots add`",
             2,
@@ -238,7 +242,7 @@ def serve(
         log.info(
             "serving",
             address=server.address,
-            database=store.url,
+            database=store.url if store is not None else "none (nothing is kept)",
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
@@ -256,7 +260,8 @@ def serve(
     except BindError as exc:
         fail(str(exc))
     finally:
-        store.close()
+        if store is not None:
+            store.close()
 
 
 @main.command("match")
