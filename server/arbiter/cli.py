@@ -89,16 +89,44 @@ def conformance(files: tuple[str, ...]) -> None:
 )
 @click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
 @click.option("--no-colour", is_flag=True, help="Plain text boards.")
-def demo(delay: float, rounds: int, port: int, no_colour: bool) -> None:
-    """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC."""
+@click.option("--stay", is_flag=True, help="Stay open for guest bots after the programme, until Ctrl-C.")
+def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> None:
+    """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC.
+
+    It prints a command that connects a bot of your own as a guest: a house bot plays it.
+    """
     import asyncio
+    import signal
 
     from .logging_setup import configure_logging
     from .runner.demo import DemoConfig, run_demo
+    from .transport.server import BindError, check_port
 
-    configure_logging("warning", json=False)
     try:
-        asyncio.run(run_demo(DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour)))
+        check_port(port)
+    except BindError as exc:
+        fail(str(exc), 2)
+    configure_logging("warning", json=False)
+    config = DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour, stay=stay)
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def on_signal(sig: signal.Signals) -> None:
+            stop.set()
+            loop.remove_signal_handler(sig)  # a second Ctrl-C stops at once
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, on_signal, sig)
+        await run_demo(
+            config, stop=stop, binding=lambda: held_back_stderr(keep=lambda e: not isinstance(e, BindError))
+        )
+
+    try:
+        asyncio.run(run())
+    except BindError as exc:
+        fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\nstopped")
 

@@ -772,7 +772,11 @@ def colour_scores(state: SurgeState) -> dict[str, int]:
 
 
 def render_text(state: SurgeState) -> str:
-    """A terminal picture: rows 8..1 with row numbers, file letters, scores and hands."""
+    """A terminal picture: rows 8..1 with row numbers, file letters, scores, hands and a legend.
+
+    ``B7`` is a blue 7, ``O10`` an orange 10; the stone placed face-down this round (the
+    arbiter's view: its value shows) is in lower case, ``b7`` or ``o10``.
+    """
     lines = []
     for r in range(7, -1, -1):
         cells = []
@@ -789,6 +793,7 @@ def render_text(state: SurgeState) -> str:
         f"round {state.round}  blue {state.score[0]}  orange {state.score[1]}  {status}  "
         f"hands blue {state.hands[0]} orange {state.hands[1]}"
     )
+    lines.append("legend: B7 blue 7, O7 orange 7, b7 o7 face-down (this round's), . empty")
     return "\n".join(lines)
 
 

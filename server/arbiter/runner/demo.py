@@ -1,21 +1,29 @@
 """`arbiter demo`: a real arbiter on a local port with example bots playing, drawn in the terminal.
 
 The bots are the SDK's example bots, connected over gRPC like any other bot; they wait
-``delay`` seconds before each answer so that a person can follow the games. A guest bot token
-is printed so that a newcomer can connect a bot of their own to the same arbiter.
+``delay`` seconds before each answer so that a person can follow the games. A guest token and a
+command that starts an example bot with it are printed: a house bot seeks the guest's game (Torrent,
+size 5, the arbiter's default time control) for as long as the demo runs, so a guest gets a game.
+The programme's own bots seek another time control, so that they only ever meet each other.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import shlex
+import sys
 import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from arbiter_games import get_game
 from arbiter_games.timecontrol import TimeControl
 from rich.console import Console
 
-from ..match.events import ActionApplied, MatchEnded, MatchEvent
+from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchFacts
 from ..node import Arbiter, ArbiterConfig
 from ..sessions.auth import BotDirectory
 from ..transport.server import create_server
@@ -26,6 +34,16 @@ PROGRAMME = [
     ("surge", {}, "surge_tips", "random_bot"),
     ("fravan", {"size": 5}, "greedy_flank", "greedy_flank"),
 ]
+#: The programme's bots seek this time control, which no guest asks for by default.
+PROGRAMME_CONTROL = TimeControl(base=300.0, increment=3.0)
+#: The arbiter's default time control: what the guest command (and the house bot) seek.
+GUEST_CONTROL = TimeControl(base=120.0, increment=2.0)
+GUEST = "guest"
+GUEST_TOKEN = "guest-token"
+HOUSE = "house"
+#: The house bot and the game it seeks for the guest.
+HOUSE_BOT = "greedy_flank"
+GUEST_GAME = ("torrent", {"size": 5})
 
 
 @dataclass
@@ -35,6 +53,8 @@ class DemoConfig:
     delay: float = 0.3
     rounds: int = 1
     colour: bool = True
+    #: Stay open for guests after the programme, until stopped (Ctrl-C).
+    stay: bool = False
 
 
 def _slow(bot: Any, delay: float) -> Any:
@@ -57,17 +77,61 @@ def _slow(bot: Any, delay: float) -> Any:
     return SlowBot()
 
 
-async def run_demo(config: DemoConfig, console: Console | None = None) -> list[MatchEnded]:
+def guest_command(address: str) -> str:
+    """A command that starts an example bot as the guest, from any shell (an absolute interpreter)."""
+    game, options = GUEST_GAME
+    return (
+        f"{shlex.quote(sys.executable)} -m arbiter_bot.examples.random_bot --server {address} "
+        f"--token {GUEST_TOKEN} --game {game} --size {options['size']} --games 1"
+    )
+
+
+def scores_line(facts: MatchFacts, scores: Mapping[int, int], colours: Mapping[int, str]) -> str:
+    """``blue demo-1 12, orange demo-2 7``: each seat's colour, bot and score."""
+    return ", ".join(f"{colours[seat]} {facts.bots[seat]} {scores.get(seat, 0)}" for seat in (1, 2))
+
+
+def result_line(event: MatchEnded) -> str:
+    """One line of the summary: who beat whom, the score and why the game ended."""
+    facts, end = event.facts, event.end
+    bots, scores = facts.bots, end.scores
+    title = facts.game.title
+    if end.reason == "aborted":
+        return f"{title}: {bots[1]} vs {bots[2]} aborted ({end.detail or 'stopped'})"
+    if end.winner_seat is None:
+        return f"{title}: {bots[1]} and {bots[2]} drew {scores.get(1, 0)}-{scores.get(2, 0)} ({end.reason})"
+    win = end.winner_seat
+    lose = 3 - win
+    return (
+        f"{title}: {bots[win]} ({event.colours[win]}) beat {bots[lose]} ({event.colours[lose]}) "
+        f"{scores.get(win, 0)}-{scores.get(lose, 0)} ({end.reason})"
+    )
+
+
+async def run_demo(
+    config: DemoConfig,
+    console: Console | None = None,
+    stop: asyncio.Event | None = None,
+    binding: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+) -> list[MatchEnded]:
+    """Play the programme (``rounds`` times), then end, or with ``stay`` wait for ``stop``.
+
+    ``stop`` (set on Ctrl-C by the command) ends the demo at any moment; a summary of the games
+    played, the guest's included, ends the output either way. ``binding()`` surrounds the start of
+    the server (the command holds back gRPC's own report of a failed bind there).
+    """
     from arbiter_bot.bot import Bot
     from arbiter_bot.client import run_bot
     from arbiter_bot.local import load_bot
 
     console = console or Console(highlight=False)
+    stop = stop or asyncio.Event()
     bots = BotDirectory()
     names = ["demo-1", "demo-2"]
     for name in names:
         bots.add(name, f"{name}-token")
-    bots.add("guest", "guest-token")
+    bots.add(HOUSE, f"{HOUSE}-token")
+    bots.add(GUEST, GUEST_TOKEN)
     finished: list[MatchEnded] = []
     moves: dict[str, int] = {}
 
@@ -80,7 +144,12 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
             f"\n[bold]{facts.game.title}[/bold] move {number}: seat {event.seat} ({who}) plays "
             f"[bold]{event.text}[/bold]{extra}"
         )
-        console.print(facts.game.render_text(event.state, colour=config.colour), markup=False)
+        console.print(facts.game.render_text(event.state, colour=config.colour), markup=False, soft_wrap=True)
+        game = facts.game
+        colours = {seat: game.observe(event.state, seat).colour for seat in (1, 2)}
+        console.print(
+            "scores: " + scores_line(facts, game.scores_by_seat(event.state), colours), markup=False
+        )
 
     def ended(event: MatchEnded) -> None:
         finished.append(event)
@@ -88,8 +157,8 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
         bots = event.facts.bots
         winner = f"seat {end.winner_seat} ({bots[end.winner_seat]})" if end.winner_seat else "nobody (draw)"
         console.print(
-            f"\n[bold green]{event.facts.game.title} over[/bold green]: {winner} wins by {end.reason}, "
-            f"scores {dict(end.scores)}\n"
+            f"\n[bold green]{event.facts.game.title} over[/bold green]: {winner} wins by {end.reason}; "
+            f"scores: {scores_line(event.facts, end.scores, event.colours)}\n"
         )
 
     def follow(event: MatchEvent) -> None:
@@ -98,19 +167,30 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
         elif isinstance(event, MatchEnded):
             ended(event)
 
-    arbiter_config = ArbiterConfig(bots=bots, default_control=TimeControl(base=120.0, increment=2.0))
+    arbiter_config = ArbiterConfig(bots=bots, default_control=GUEST_CONTROL)
     arbiter = Arbiter(arbiter_config, listeners=[follow])
-    server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
+    with binding():
+        server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
     console.print(
         f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)"
     )
-    console.print("Connect a bot of your own while it runs, for example:")
+    console.print("Connect a bot of your own while it runs: in another terminal, run")
+    console.print(f"  {guest_command(server.address)}", markup=False, soft_wrap=True)
+    game, options = GUEST_GAME
+    title = get_game(game).title
+    lasts = (
+        "The demo stays open after its programme until you press Ctrl-C."
+        if config.stay
+        else "The demo ends after its programme (start it with --stay to keep it open until Ctrl-C); "
+        "a bot still connected then keeps trying to reconnect until you stop it (Ctrl-C)."
+    )
     console.print(
-        f"  python -m arbiter_bot.examples.random_bot --server {server.address} --token guest-token "
-        "--game torrent --size 5\n",
+        f"It plays one game of {title} (size {options['size']}) against the house bot ({HOUSE_BOT}); "
+        f"--games 0 keeps it playing. {lasts}\n",
         markup=False,
     )
-    try:
+
+    async def programme() -> None:
         for _ in range(config.rounds):
             for game, options, first, second in PROGRAMME:
                 players: list[Bot] = [load_bot(first), load_bot(second)]
@@ -122,12 +202,51 @@ async def run_demo(config: DemoConfig, console: Console | None = None) -> list[M
                             f"{name}-token",
                             (game, options),
                             games=1,
+                            time_control=PROGRAMME_CONTROL,
                         )
                     )
                     for bot, name in zip(players, names, strict=True)
                 ]
-                await asyncio.gather(*tasks)
+                try:
+                    await asyncio.gather(*tasks)
+                finally:
+                    for task in tasks:
+                        task.cancel()
                 names.reverse()  # the other bot starts the next game
+
+    async def until_stopped(seconds: float) -> bool:
+        """Wait ``seconds`` or until ``stop``; whether the demo was stopped."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), seconds)
+        return stop.is_set()
+
+    house = asyncio.create_task(
+        run_bot(
+            _slow(load_bot(HOUSE_BOT), config.delay), server.address, f"{HOUSE}-token", GUEST_GAME, games=None
+        )
+    )
+    playing = asyncio.create_task(programme())
+    stopped = asyncio.create_task(stop.wait())
+    try:
+        await asyncio.wait({playing, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if playing.done():
+            playing.result()  # a programme bot's error ends the demo
+            if config.stay:
+                console.print(
+                    "The programme is over; the demo stays open for your bot. Press Ctrl-C to stop it.",
+                    markup=False,
+                )
+                await stopped
+            elif arbiter.hosting.running_ids(GUEST):
+                console.print("The programme is over; waiting for the guest's game to end (Ctrl-C stops).")
+                while arbiter.hosting.running_ids(GUEST) and not await until_stopped(0.2):
+                    pass
     finally:
+        for task in (playing, stopped, house):
+            task.cancel()
+        await asyncio.gather(playing, stopped, house, return_exceptions=True)
         await server.stop(grace=1.0)
+    console.print(f"\n[bold]Demo over[/bold]: {len(finished)} games played")
+    for event in finished:
+        console.print(f"  {result_line(event)}", markup=False)
     return finished
