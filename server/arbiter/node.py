@@ -213,6 +213,8 @@ class Arbiter:
         """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
         self.stopping = True
         self.matchmaker.clear()
+        if self.ladders is not None:
+            self.ladders.stop()  # else every match that ends in the grace would start another
         await self.hosting.drain(grace, "the arbiter stopped")
         self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         if self.records is not None:

@@ -157,6 +157,8 @@ class LadderHost:
         self.wall = wall
         self.failure_limit = failure_limit
         self.ladders: dict[str, _Ladder] = {}
+        #: Set when the arbiter stops: no match is scheduled any more (the running ones finish).
+        self.stopping = False
 
     # --- joining ------------------------------------------------------------------------------
     def _ladder(self, name: str) -> _Ladder:
@@ -202,6 +204,10 @@ class LadderHost:
             if ladder.joined.pop(bot, None) is not None:
                 log.info("ladder_left", ladder=name, bot=bot, why="disconnected")
 
+    def stop(self) -> None:
+        """The arbiter is stopping: schedule nothing from now on."""
+        self.stopping = True
+
     def pauses(self, bot: str) -> dict[str, str]:
         return dict(self.store.pauses_of(bot))
 
@@ -238,6 +244,8 @@ class LadderHost:
     def schedule(self, name: str | None = None) -> int:
         """Start every match the scheduler pairs now (on one ladder, or on all); how many started."""
         started = 0
+        if self.stopping:
+            return started
         for ladder_name in [name] if name is not None else list(self.ladders):
             ladder = self.ladders[ladder_name]
             # Busy bots (no free slot) are passed too: the scheduler may wait for them to come free.
