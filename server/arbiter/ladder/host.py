@@ -136,6 +136,17 @@ def termination_of(event: MatchEnded, connected: Callable[[str], bool]) -> Termi
     return Termination.GAME_END
 
 
+def _offered_slots(config: LadderConfig, joined: _Joined) -> int:
+    """The free slots the scheduler is offered. On a duplicate-pairs ladder a bot that can play
+    two at once is offered its free slots in twos: a single free slot waits for the other (a
+    leg still running) instead of going to a single match, which after the first pairs would
+    be nearly every match (the legs of a pair end at different moments)."""
+    free = joined.max_concurrent - joined.running
+    if config.duplicate_pairs and joined.max_concurrent >= 2 and free > 0:
+        free -= free % 2
+    return free
+
+
 class LadderHost:
     def __init__(
         self,
@@ -253,7 +264,7 @@ class LadderHost:
                 Entrant(
                     version=BotVersion(j.bot, j.version),
                     rating=ladder.tallies.get(BotVersion(j.bot, j.version), initial_tally()).rating,
-                    free_slots=j.max_concurrent - j.running,
+                    free_slots=_offered_slots(ladder.config, j),
                     waiting_since=j.waiting_since,
                 )
                 for j in ladder.joined.values()
