@@ -197,11 +197,17 @@ class LadderHost:
         if paused:
             self.store.resume_bot(name, bot)  # joining again resumes a paused bot
         ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
-        previous = ladder.joined.get(bot)
-        running = previous.running if previous is not None else 0
+        # Its matches still running on this ladder fill its slots: after a leave, a pause or a
+        # reconnect too (they go on), not only while it stayed joined.
+        running = sum(
+            1
+            for match_id in self.hosting.running_ids(bot)
+            if self.hosting.matches[match_id].facts.ladder == name
+        )
         ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running)
         log.info("ladder_joined", ladder=name, bot=bot, version=version, max_concurrent=max_concurrent)
-        self.schedule(name)
+        # Soon, not now: the bot hears LadderJoined before the MatchStarted of its first match.
+        asyncio.get_running_loop().call_soon(self.schedule, name)
         return JoinAccepted(ladder.config, max_concurrent, version, paused)
 
     def leave(self, bot: str, name: str) -> None:
