@@ -142,6 +142,7 @@ class LadderBot:
         self.call = self.stub.Play(metadata=tuple(metadata))
         self.received: list[pb.PlayResponse] = []
         self.welcome: pb.Welcome | None = None
+        self.ended: list[pb.MatchEnded] = []
 
     async def next(self, timeout: float = 10.0) -> pb.PlayResponse:
         message = await asyncio.wait_for(self.call.read(), timeout)
@@ -176,18 +177,37 @@ class LadderBot:
         move = pb.Move(match_id=match_id, turn_id=turn_id, action=convert.action_to_pb(action))
         await self.send(move=move)
 
-    async def play(self, until_ended: int = 1, timeout: float = 10.0) -> list[pb.MatchEnded]:
-        """Answer every turn with its first legal action until ``until_ended`` matches ended."""
-        ended: list[pb.MatchEnded] = []
-        while len(ended) < until_ended:
+    async def play(self, matches: int = 1, timeout: float = 10.0) -> list[pb.MatchEnded]:
+        """Play the next ``matches`` matches this bot is told of (the first legal action for each
+        turn) until they ended; turns of later matches are left unanswered. Their ends, in order."""
+        mine: list[str] = []
+        ended: dict[str, pb.MatchEnded] = {}
+        while len(ended) < matches:
             message = await self.next(timeout)
             kind = message.WhichOneof("kind")
-            if kind == "turn":
+            if kind == "match_started" and len(mine) < matches:
+                mine.append(message.match_started.match_id)
+            elif kind == "turn" and message.turn.match_id in mine:
+                legal = convert.legal_from_pb(message.turn.legal)
+                await self.move(message.turn.match_id, message.turn.turn_id, legal[0])
+            elif kind == "match_ended" and message.match_ended.match_id in mine:
+                ended[message.match_ended.match_id] = message.match_ended
+        return list(ended.values())
+
+    async def autoplay(self, answer: Callable[[int], bool] = lambda _: True) -> None:
+        """Until cancelled: answer the turns of the n-th match this bot is told of (n from 0)
+        when ``answer(n)``; the rest time out. Every MatchEnded is kept in ``self.ended``."""
+        index: dict[str, int] = {}
+        while True:
+            message = await self.next(timeout=60.0)
+            kind = message.WhichOneof("kind")
+            if kind == "match_started":
+                index.setdefault(message.match_started.match_id, len(index))
+            elif kind == "turn" and answer(index.get(message.turn.match_id, -1)):
                 legal = convert.legal_from_pb(message.turn.legal)
                 await self.move(message.turn.match_id, message.turn.turn_id, legal[0])
             elif kind == "match_ended":
-                ended.append(message.match_ended)
-        return ended
+                self.ended.append(message.match_ended)
 
     async def status_at_end(self, timeout: float = 10.0) -> grpc.aio.AioRpcError:
         """Read until the call fails; the error."""

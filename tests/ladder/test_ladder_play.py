@@ -12,15 +12,19 @@ import asyncio
 import contextlib
 import statistics
 from collections import Counter, defaultdict
+from dataclasses import replace
 from typing import Any
 
+import grpc
+from arbiter.ladder import host as ladder_host
 from arbiter.ladder.model import BotVersion, LadderConfig
 from arbiter.ladder.ratings import recompute
 from arbiter.ladder.standings import standings, whole_history_standings
-from arbiter_bot.client import run_bot
+from arbiter_bot.client import Session, run_bot
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_bot.examples.surge_tips import SurgeTipsBot
+from arbiter_games.timecontrol import TimeControl
 
 from .harness import SURGE, TORRENT_5, Lab, ladder_lab
 
@@ -149,3 +153,194 @@ def test_torrent_ladder_of_six_bots(store_url):
 
 def test_surge_ladder_of_six_bots(store_url):
     asyncio.run(_play_ladder(store_url, SURGE, SurgeTipsBot, "surge"))
+
+
+# --- failures and pauses -----------------------------------------------------------------------
+#: A quick clock: a bot that does not answer times out after 0.2 s.
+QUICK = replace(TORRENT_5, control=TimeControl(base=5.0, increment=0.0, per_decision=0.2))
+
+
+def test_failures_in_a_row_pause_a_bot_and_joining_again_resumes_it(store_url):
+    limit = ladder_host.FAILURE_LIMIT
+    # The sleepy bot's matches in order: limit - 1 timeouts, one played (the run of failures
+    # starts again), then limit timeouts in a row.
+    plan = [False] * (limit - 1) + [True] + [False] * limit
+
+    async def scenario() -> None:
+        async with ladder_lab(store_url, ["sleepy", "steady"], [QUICK]) as lab:
+            sleepy, steady = await lab.connect("sleepy", "s1"), await lab.connect("steady", "s1")
+            # (Cancelling a read cancels the call: steady plays on to the end of the test.)
+            steady_player = asyncio.create_task(steady.autoplay())
+            sleepy_player = asyncio.create_task(sleepy.autoplay(lambda n: n < len(plan) and plan[n]))
+            await steady.join(QUICK.name)
+            await sleepy.join(QUICK.name)
+            await lab.watch.until(lambda w: len(w.ended) == len(plan))
+            # Each bot hears a result only once it is committed: wait for the last one.
+            for _ in range(100):
+                if len(sleepy.ended) == len(steady.ended) == len(plan):
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.5)  # the paused bot gets no further match
+            sleepy_player.cancel()
+            assert len(lab.watch.started) == len(plan)
+            ends = [e.end for e in lab.watch.ended]
+            assert [end.reason == "timeout" for end in ends] == [not played for played in plan]
+            for event in lab.watch.ended:
+                if event.end.reason == "timeout":
+                    assert event.facts.bots[event.end.faulty_seat] == "sleepy"
+            timeouts = plan.count(False)
+            reason = lab.store.paused(QUICK.name, "sleepy")
+            assert reason is not None and str(limit) in reason
+            assert lab.store.pauses_of("sleepy") == {QUICK.name: reason}
+            assert lab.store.failures_in_a_row(QUICK.name, "sleepy") == limit
+            assert lab.store.paused(QUICK.name, "steady") is None
+            rows = {row.bot: row for row in standings(lab.store, QUICK.name)}
+            assert rows["sleepy"].paused == reason and rows["steady"].paused is None
+            assert rows["sleepy"].failures == {"timeout": timeouts}
+            assert rows["sleepy"].losses >= timeouts and rows["steady"].failures == {}
+
+            # Its next connection hears of the pause; joining again resumes it.
+            await sleepy.close()
+            again = await lab.connect("sleepy", "s2")
+            pauses = {pause.ladder: pause.reason for pause in again.welcome.ladder_pauses}
+            assert pauses == {QUICK.name: reason}
+            await again.join(QUICK.name)
+            joined = await again.expect("ladder_joined")
+            assert joined.resumed_from_pause == reason and joined.bot_version == "s2"
+            assert lab.store.paused(QUICK.name, "sleepy") is None
+            assert lab.store.failures_in_a_row(QUICK.name, "sleepy") == 0
+            resumed = await again.expect("match_started")
+            assert resumed.opponent_name == "steady" and resumed.ladder == QUICK.name
+            assert standings(lab.store, QUICK.name)[0].paused is None
+            assert all(row.paused is None for row in standings(lab.store, QUICK.name))
+            steady_player.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_aborted_matches_are_never_rated(store_url):
+    async def scenario() -> None:
+        async with ladder_lab(store_url, ["ann", "ben"]) as lab:
+            ann, ben = await lab.connect("ann", "1"), await lab.connect("ben", "1")
+            for bot in (ann, ben):
+                await bot.join(TORRENT_5.name, max_concurrent=2)
+            # Two matches played out (ann and ben, both seats); the next ones are left waiting.
+            await asyncio.gather(ann.play(matches=2), ben.play(matches=2))
+            await lab.watch.until(lambda w: len(w.started) == 4)
+            before = {row.version: row.tally for row in lab.store.ratings(TORRENT_5.name)}
+            assert {t.games for t in before.values()} == {2}
+            running = {e.facts.match_id for e in lab.watch.started} - lab.watch.ended_ids()
+            assert len(running) == 2
+            await lab.stop(grace=0.2)
+
+            aborted = [e for e in lab.watch.ended if e.facts.match_id in running]
+            assert {e.end.reason for e in aborted} == {"aborted"}
+            assert len(lab.watch.started) == 4  # nothing was scheduled while stopping
+            after = {row.version: row.tally for row in lab.store.ratings(TORRENT_5.name)}
+            assert after == before
+            rows = {row.match_id: row for row in lab.store.matches(TORRENT_5.name)}
+            assert len(rows) == 4
+            for match_id, row in rows.items():
+                if match_id in running:
+                    assert (row.status, row.termination, row.rated) == ("aborted", "aborted", False)
+                else:
+                    assert (row.status, row.rated) == ("finished", True)
+            results = lab.store.finished_results(TORRENT_5.name)
+            assert {r.match_id for r in results} == set(rows) - running
+            assert recompute(results) == after
+            # An abort is nobody's failure.
+            for bot in ("ann", "ben"):
+                assert lab.store.failures_in_a_row(TORRENT_5.name, bot) == 0
+            assert all(row.failures == {} for row in standings(lab.store, TORRENT_5.name))
+
+    asyncio.run(scenario())
+
+
+def test_results_of_matches_that_end_in_the_grace_reach_the_bots(store_url):
+    """A graceful stop: the bots finish their match and hear how it ended before the stream closes."""
+
+    async def scenario() -> None:
+        async with ladder_lab(store_url, ["ann", "ben"]) as lab:
+            ann, ben = await lab.connect("ann", "1"), await lab.connect("ben", "1")
+            for bot in (ann, ben):
+                await bot.join(TORRENT_5.name)
+            await lab.watch.until(lambda w: len(w.started) == 1)
+            stopping = asyncio.create_task(lab.stop(grace=5.0))
+            await asyncio.sleep(0.05)
+            ends = await asyncio.gather(ann.play(), ben.play())
+            await stopping
+            assert ends[0][0].match_id == ends[1][0].match_id == lab.watch.started[0].facts.match_id
+            assert len(lab.watch.started) == 1
+            for bot in (ann, ben):
+                error = await bot.status_at_end()
+                assert error.code() == grpc.StatusCode.UNAVAILABLE  # SHUTTING_DOWN, after the result
+            assert [row.status for row in lab.store.matches(TORRENT_5.name)] == ["finished"]
+
+    asyncio.run(scenario())
+
+
+# --- duplicate pairs ---------------------------------------------------------------------------
+DUPLICATE_SURGE = replace(SURGE, name="surge-dup", duplicate_pairs=True)
+
+
+def test_duplicate_pairs_share_a_seed_with_seats_swapped(store_url):
+    names = ["tips-a", "tips-b", "rand-a", "rand-b"]
+
+    async def scenario() -> None:
+        async with ladder_lab(store_url, names, [DUPLICATE_SURGE]) as lab:
+            sessions = [
+                Session(
+                    (SurgeTipsBot if name.startswith("tips") else RandomBot)(seed),
+                    lab.address,
+                    lab.tokens[name],
+                    "surge",
+                    max_concurrent=2,
+                    ladder=DUPLICATE_SURGE.name,
+                    version="1",
+                )
+                for seed, name in enumerate(names)
+            ]
+            tasks = [asyncio.create_task(session.run()) for session in sessions]
+            try:
+                await lab.watch.until(lambda w: len(w.ended) >= 24, timeout=30.0)
+                await lab.stop(grace=5.0)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+            started = lab.watch.started
+            assert len(started) >= 24 and lab.watch.ended_ids() == {e.facts.match_id for e in started}
+            # Every match is a leg of a pair: started together, same seed, seats swapped.
+            by_seed: dict[bytes, list[Any]] = defaultdict(list)
+            for event in started:
+                by_seed[event.seed].append(event)
+            assert {len(legs) for legs in by_seed.values()} == {2}
+            for index in range(0, len(started), 2):
+                first, second = started[index], started[index + 1]
+                assert first.seed == second.seed
+                assert first.facts.seed_commitment == second.facts.seed_commitment
+                assert (first.facts.bots[1], first.facts.bots[2]) == (
+                    second.facts.bots[2],
+                    second.facts.bots[1],
+                )
+            # What the bots were told at the end: MatchEnded.seed equal for both legs, and verified.
+            told: dict[str, list[Any]] = defaultdict(list)
+            for session in sessions:
+                for summary in session.summaries:
+                    told[summary.match_id].append(summary)
+                    assert summary.seed_verified is True
+            for legs in by_seed.values():
+                seeds = {s.seed for leg in legs for s in told[leg.facts.match_id]}
+                assert len(seeds) == 1 and seeds.pop() == legs[0].seed.hex()
+            # The store keeps the shared seed; the ratings are still a replay of the results.
+            stored = {row.match_id: row for row in lab.store.matches(DUPLICATE_SURGE.name, limit=1000)}
+            for legs in by_seed.values():
+                a, b = (stored[leg.facts.match_id] for leg in legs)
+                assert a.status == b.status == "finished"
+                assert (a.seat_1, a.seat_2) == (b.seat_2, b.seat_1)
+            results = lab.store.finished_results(DUPLICATE_SURGE.name)
+            live = {row.version: row.tally for row in lab.store.ratings(DUPLICATE_SURGE.name)}
+            assert live == recompute(results)
+
+    asyncio.run(scenario())
