@@ -258,7 +258,13 @@ class Arbiter:
         """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
         self.stopping = True
         self.matchmaker.clear()
+        if self.ladders is not None:
+            self.ladders.stop()  # else every match that ends in the grace would start another
         await self.hosting.drain(grace, "the arbiter stopped")
+        if self.writer is not None:
+            # The results of the last matches are committed and sent before the sessions close
+            # (the writer holds each MatchEnded until then).
+            await self.writer.settle(max(grace, 1.0))
         self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         if self.records is not None:
             await asyncio.to_thread(self.records.close)

@@ -136,6 +136,17 @@ def termination_of(event: MatchEnded, connected: Callable[[str], bool]) -> Termi
     return Termination.GAME_END
 
 
+def _offered_slots(config: LadderConfig, joined: _Joined) -> int:
+    """The free slots the scheduler is offered. On a duplicate-pairs ladder a bot that can play
+    two at once is offered its free slots in twos: a single free slot waits for the other (a
+    leg still running) instead of going to a single match, which after the first pairs would
+    be nearly every match (the legs of a pair end at different moments)."""
+    free = joined.max_concurrent - joined.running
+    if config.duplicate_pairs and joined.max_concurrent >= 2 and free > 0:
+        free -= free % 2
+    return free
+
+
 class LadderHost:
     def __init__(
         self,
@@ -157,6 +168,8 @@ class LadderHost:
         self.wall = wall
         self.failure_limit = failure_limit
         self.ladders: dict[str, _Ladder] = {}
+        #: Set when the arbiter stops: no match is scheduled any more (the running ones finish).
+        self.stopping = False
 
     # --- joining ------------------------------------------------------------------------------
     def _ladder(self, name: str) -> _Ladder:
@@ -184,10 +197,13 @@ class LadderHost:
         if paused:
             self.store.resume_bot(name, bot)  # joining again resumes a paused bot
         ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
-        running = self.hosting.count_running(bot, name)  # also matches rebuilt after a restart
+        # Its matches still running on this ladder fill its slots: after a leave, a pause, a
+        # reconnect or a restart of the arbiter too (they go on), not only while it stayed joined.
+        running = self.hosting.count_running(bot, name)
         ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running)
         log.info("ladder_joined", ladder=name, bot=bot, version=version, max_concurrent=max_concurrent)
-        self.schedule(name)
+        # Soon, not now: the bot hears LadderJoined before the MatchStarted of its first match.
+        asyncio.get_running_loop().call_soon(self.schedule, name)
         return JoinAccepted(ladder.config, max_concurrent, version, paused)
 
     def leave(self, bot: str, name: str) -> None:
@@ -200,6 +216,10 @@ class LadderHost:
         for name, ladder in self.ladders.items():
             if ladder.joined.pop(bot, None) is not None:
                 log.info("ladder_left", ladder=name, bot=bot, why="disconnected")
+
+    def stop(self) -> None:
+        """The arbiter is stopping: schedule nothing from now on."""
+        self.stopping = True
 
     def pauses(self, bot: str) -> dict[str, str]:
         return dict(self.store.pauses_of(bot))
@@ -237,6 +257,8 @@ class LadderHost:
     def schedule(self, name: str | None = None) -> int:
         """Start every match the scheduler pairs now (on one ladder, or on all); how many started."""
         started = 0
+        if self.stopping:
+            return started
         for ladder_name in [name] if name is not None else list(self.ladders):
             ladder = self.ladders[ladder_name]
             # Busy bots (no free slot) are passed too: the scheduler may wait for them to come free.
@@ -244,7 +266,7 @@ class LadderHost:
                 Entrant(
                     version=BotVersion(j.bot, j.version),
                     rating=ladder.tallies.get(BotVersion(j.bot, j.version), initial_tally()).rating,
-                    free_slots=j.max_concurrent - j.running,
+                    free_slots=_offered_slots(ladder.config, j),
                     waiting_since=j.waiting_since,
                 )
                 for j in ladder.joined.values()
