@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -30,12 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-import structlog
 from arbiter_games import GAMES, get_game
 from arbiter_games.surge_seed import SeedMismatch
 
 from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
-from .client import run_bot
+from .client import configure_logging, run_bot
 from .errors import ArbiterError, AuthenticationError, ReplacedError
 
 DEFAULT_SERVER = "localhost:50051"
@@ -203,20 +201,6 @@ def parse_options(
         strict_seed=args.strict_seed,
         ladder=args.ladder or env.get(ENV_LADDER) or None,
         version=args.bot_version or env.get(ENV_VERSION) or None,
-    )
-
-
-def configure_logging(level: str = "info") -> None:
-    """structlog to standard error, filtered at ``level``."""
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="%H:%M:%S"),
-            structlog.dev.ConsoleRenderer(colors=False),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=False,
     )
 
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import logging
 import random
+import sys
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -73,6 +75,38 @@ from .errors import (
 )
 
 log = structlog.get_logger("arbiter_bot")
+
+
+def configure_logging(level: str = "info") -> None:
+    """The SDK's logs (structlog) as readable lines on standard error, from ``level`` up.
+
+    Standard output stays the bot's own (the command line prints one line per finished match
+    there). Per-move events are ``debug``.
+    """
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=_stderr_logger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def _stderr_logger(*args: Any) -> structlog.PrintLogger:
+    # Whatever sys.stderr is when a line is logged (not when logging was configured).
+    return structlog.PrintLogger(sys.stderr)
+
+
+def _default_logging() -> None:
+    """:func:`configure_logging` at ``info`` unless the program has configured structlog itself.
+
+    structlog's own default prints every level, debug included, to standard output.
+    """
+    if not structlog.is_configured():
+        configure_logging("info")
 
 #: Codes after which the SDK reconnects (the stream broke; the arbiter keeps the matches going).
 RETRYABLE_CODES = frozenset(
@@ -304,6 +338,7 @@ class Session:
 
     async def run(self) -> list[MatchSummary]:
         """Play until ``games`` matches have finished; the summaries of the matches, in order of ending."""
+        _default_logging()
         try:
             while not self.done():
                 try:
@@ -823,6 +858,7 @@ def run(
 __all__ = [
     "Backoff",
     "Session",
+    "configure_logging",
     "run",
     "run_bot",
     "spec_of",
