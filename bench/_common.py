@@ -147,4 +147,4 @@ async def instant_bot(
     return counts
 
 
-__all__ = ["convert", "instant_action", "instant_bot", "median", "percentile", "pb"]
+__all__ = ["convert", "instant_action", "instant_bot", "median", "pb", "percentile"]

@@ -27,10 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients" / "python"))
 
-from arbiter_games.fravan import FRAVAN  # noqa: E402
-from arbiter_games.hexflank import PASS, SWAP, FlankRules  # noqa: E402
-from arbiter_games.surge import SURGE  # noqa: E402
-from arbiter_games.torrent import TORRENT  # noqa: E402
+from arbiter_games.fravan import FRAVAN
+from arbiter_games.hexflank import PASS, SWAP, FlankRules
+from arbiter_games.surge import SURGE
+from arbiter_games.torrent import TORRENT
 
 #: The engines themselves (not their game definitions): what search code calls.
 FLANK: dict[str, FlankRules] = {"torrent": TORRENT, "fravan": FRAVAN}

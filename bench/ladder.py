@@ -121,8 +121,9 @@ def one_run(url: str | None, bots: int, processes: int, seconds: float, work: Pa
             f"127.0.0.1:{port}",
             "--seconds",
             str(seconds - 1),
+            "--tokens",
+            ",".join(share),
         ]
-        + ["--tokens", ",".join(share)]
         for share in shares
     ]
     started = time.monotonic()

@@ -193,7 +193,7 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     " [default: sqlite:///arbiter.db here]",
 )
 @_policy_options
-def serve(
+def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
     database: str | None,
     host: str,
     port: int,

@@ -22,8 +22,19 @@ ENV = dict(os.environ, PYTHONPATH=f"{ROOT / 'server'}:{ROOT / 'clients' / 'pytho
 def serve(port: int | str, *extra: str, tmp_path: object) -> subprocess.Popen[str]:
     Path(str(tmp_path)).mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
-        [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--bot", "a=secret"]
-        + ["--records", str(tmp_path), *extra],
+        [
+            sys.executable,
+            "-m",
+            "arbiter.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--bot",
+            "a=secret",
+            "--records",
+            str(tmp_path),
+            *extra,
+        ],
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("arbiter.transport.server")
 
-from arbiter.node import ArbiterConfig  # noqa: E402
-from arbiter.sessions.auth import BotDirectory  # noqa: E402
-from arbiter.transport.server import RunningServer, create_server  # noqa: E402
-from arbiter_bot import (  # noqa: E402
+from arbiter.node import ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
+from arbiter.transport.server import RunningServer, create_server
+from arbiter_bot import (
     AuthenticationError,
     Backoff,
     BadRequestError,
@@ -28,12 +28,12 @@ from arbiter_bot import (  # noqa: E402
     TurnContext,
     run_bot,
 )
-from arbiter_bot.examples.greedy_flank import GreedyFlankBot  # noqa: E402
-from arbiter_bot.examples.random_bot import RandomBot  # noqa: E402
-from arbiter_bot.examples.surge_tips import SurgeTipsBot  # noqa: E402
-from arbiter_games.hexflank import Place  # noqa: E402
-from arbiter_games.policy import MatchPolicy  # noqa: E402
-from arbiter_games.timecontrol import TimeControl as ServerTimeControl  # noqa: E402
+from arbiter_bot.examples.greedy_flank import GreedyFlankBot
+from arbiter_bot.examples.random_bot import RandomBot
+from arbiter_bot.examples.surge_tips import SurgeTipsBot
+from arbiter_games.hexflank import Place
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl as ServerTimeControl
 
 TOKENS = {"alice": "token-alice", "bob": "token-bob"}
 FAST = Backoff(initial=0.05, factor=2.0, maximum=0.2, jitter=0.1)
@@ -325,5 +325,5 @@ def test_a_text_action_that_is_not_an_action_falls_back_in_every_game() -> None:
             return await pair(server, TyposBot(5), RandomBot(6), spec, games=1)
 
     for spec in (("torrent", {"size": 5}), "surge"):
-        alice, bob = asyncio.run(scenario(spec))
+        alice, _bob = asyncio.run(scenario(spec))
         assert alice[0].reason not in ("illegal_action", "malformed_action")  # random legal actions instead

@@ -17,12 +17,12 @@ import structlog
 
 pytest.importorskip("arbiter.transport.server")
 
-from arbiter.node import ArbiterConfig  # noqa: E402
-from arbiter.sessions.auth import BotDirectory  # noqa: E402
-from arbiter.transport.server import create_server  # noqa: E402
-from arbiter_bot import run_bot  # noqa: E402
-from arbiter_bot.examples.random_bot import RandomBot  # noqa: E402
-from arbiter_games.timecontrol import TimeControl  # noqa: E402
+from arbiter.node import ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
+from arbiter.transport.server import create_server
+from arbiter_bot import run_bot
+from arbiter_bot.examples.random_bot import RandomBot
+from arbiter_games.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "clients" / "python" / "README.md"
@@ -109,14 +109,14 @@ def test_the_readme_bot_runs_with_run_cli(capsys, monkeypatch) -> None:
 
     monkeypatch.setattr(arbiter_bot, "run", no_run)
     module = type(sys)("my_bot")
-    exec(compile(bot_code, "README: my_bot.py", "exec"), module.__dict__)  # noqa: S102 - the README's code
+    exec(compile(bot_code, "README: my_bot.py", "exec"), module.__dict__)
     assert "MyBot" in module.__dict__
     monkeypatch.setitem(sys.modules, "my_bot", module)
     with arbiter_with_opponent() as address:
         argv = ["my_bot", "--server", address, "--token", TOKENS["alice"], "--game", "torrent"]
         monkeypatch.setattr(sys, "argv", [*argv, "--size", "5", "--games", "1"])
         with pytest.raises(SystemExit) as info:
-            exec(compile(cli_code, "README: run_cli", "exec"), {"__name__": "__main__"})  # noqa: S102
+            exec(compile(cli_code, "README: run_cli", "exec"), {"__name__": "__main__"})
     assert info.value.code == 0
     out = capsys.readouterr().out
     assert re.search(r": (win|loss|draw) \d+-\d+ vs bob \(torrent, ", out), out

@@ -76,6 +76,7 @@ def test_state_from_observation_plays_on_identically(seed, fravan):
     state = rules.new_game({"size": 5})
     while not state.over:
         seat = rules.to_move(state)
+        assert seat is not None
         rebuilt = state_from_observation(rules, rules.observe(state, seat))
         assert rules.legal_actions(rebuilt) == rules.legal_actions(state)
         action = rng.choice(rules.legal_actions(state))

@@ -6,6 +6,7 @@ Boards in tests are written as ``{square: "B7" | "O10"}``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -80,7 +81,7 @@ def reference_column(cells: Sequence[int]) -> tuple[list[int], dict[str, int]]:
     moved: dict[int, int | None] = {}  # row -> new row, None = leaves the board
     scored = {"blue": 0, "orange": 0}
     pushes: list[tuple[int, _Line, _Line]] = []
-    for below, above in zip(lines, lines[1:], strict=False):
+    for below, above in itertools.pairwise(lines):
         if below.owner != "B" or above.owner != "O":
             continue
         gap = above.front - below.front - 1

@@ -66,11 +66,11 @@ def test_new_game_rejects_options_and_bad_seeds():
 def test_new_game_from_orders_checks_the_multiset():
     R.new_game_from_orders(ALL, list(reversed(ALL)))
     with pytest.raises(ValueError):
-        R.new_game_from_orders(ALL[:-1] + [1], ALL)  # three 1s
+        R.new_game_from_orders([*ALL[:-1], 1], ALL)  # three 1s
     with pytest.raises(ValueError):
         R.new_game_from_orders(ALL, ALL[:19])
     with pytest.raises(ValueError):
-        R.new_game_from_orders(ALL, [0] + ALL[1:])
+        R.new_game_from_orders(ALL, [0, *ALL[1:]])
 
 
 # ---- board text ----------------------------------------------------------------------------------

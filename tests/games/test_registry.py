@@ -9,6 +9,8 @@ import pytest
 from arbiter_games import GAMES, REGISTRY, MalformedAction, OptionsError, get_game
 from arbiter_games.hexflank import Place
 from arbiter_games.surge import SKIP, PlaceStone
+from arbiter_games.surge_game import SURGE_GAME
+from arbiter_games.torrent import TORRENT_GAME
 
 
 def test_every_game_is_registered_once_by_its_name():
@@ -74,7 +76,7 @@ def _surge_positions(seed: bytes, plies: int):
 
 
 def test_surges_public_view_shows_no_face_down_value_and_no_hand():
-    surge = get_game("surge")
+    surge = SURGE_GAME
     seen_face_down = 0
     for seed in (bytes([n]) * 32 for n in range(5)):
         for state in _surge_positions(seed, 200):
@@ -92,7 +94,7 @@ def test_surges_public_view_shows_no_face_down_value_and_no_hand():
 
 
 def test_flank_public_view_is_the_whole_position():
-    torrent = get_game("torrent")
+    torrent = TORRENT_GAME
     state = torrent.apply(torrent.new_game({"size": 5}), Place("e5"))
     view = torrent.public_view(state)
     seat_view = torrent.observe(state, 2)

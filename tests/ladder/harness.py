@@ -135,7 +135,7 @@ class LadderBot:
 
     def __init__(self, address: str, token: str, version: str | None = None) -> None:
         self.channel = grpc.aio.insecure_channel(address)
-        self.stub = pb_grpc.BotServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self.stub = pb_grpc.BotServiceStub(self.channel)
         metadata = [("authorization", f"Bearer {token}")]
         if version is not None:
             metadata.append((BOT_VERSION_METADATA, version))

@@ -41,14 +41,18 @@ CONCURRENCY = {STRONG: 2, "rand-a": 1, "rand-b": 1, "rand-c": 2, "rand-d": 1, "r
 async def _strong_bot(lab: Lab, make: Any, spec: Any, ladder: str) -> None:
     """The strong bot: V1_GAMES matches as v1, then as v2 until stopped."""
     token = lab.tokens[STRONG]
-    common = {"ladder": ladder, "max_concurrent": CONCURRENCY[STRONG]}
-    await run_bot(make(1), lab.address, token, spec, games=V1_GAMES, version="v1", **common)
-    await run_bot(make(2), lab.address, token, spec, version="v2", **common)
+    slots = CONCURRENCY[STRONG]
+    await run_bot(
+        make(1), lab.address, token, spec, games=V1_GAMES, version="v1", ladder=ladder, max_concurrent=slots
+    )
+    await run_bot(make(2), lab.address, token, spec, version="v2", ladder=ladder, max_concurrent=slots)
 
 
 async def _play_ladder(store_url: str, config: LadderConfig, make_strong: Any, spec: Any) -> Lab:
     async with ladder_lab(store_url, list(CONCURRENCY), [config]) as lab:
-        tasks = [asyncio.create_task(_strong_bot(lab, make_strong, spec, config.name))]
+        tasks: list[asyncio.Task[Any]] = [
+            asyncio.create_task(_strong_bot(lab, make_strong, spec, config.name))
+        ]
         for seed, name in enumerate(CONCURRENCY):
             if name != STRONG:
                 session = run_bot(
@@ -187,7 +191,7 @@ def test_failures_in_a_row_pause_a_bot_and_joining_again_resumes_it(store_url):
             assert [end.reason == "timeout" for end in ends] == [not played for played in plan]
             for event in lab.watch.ended:
                 if event.end.reason == "timeout":
-                    assert event.facts.bots[event.end.faulty_seat] == "sleepy"
+                    assert event.facts.bots[event.end.faulty_seat or 0] == "sleepy"
             timeouts = plan.count(False)
             reason = lab.store.paused(QUICK.name, "sleepy")
             assert reason is not None and str(limit) in reason
@@ -249,8 +253,8 @@ def test_aborted_matches_are_never_rated(store_url):
             assert {r.match_id for r in results} == set(rows) - running
             assert recompute(results) == after
             # An abort is nobody's failure.
-            for bot in ("ann", "ben"):
-                assert lab.store.failures_in_a_row(TORRENT_5.name, bot) == 0
+            for name in ("ann", "ben"):
+                assert lab.store.failures_in_a_row(TORRENT_5.name, name) == 0
             assert all(row.failures == {} for row in standings(lab.store, TORRENT_5.name))
 
     asyncio.run(scenario())

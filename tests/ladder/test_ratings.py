@@ -76,7 +76,8 @@ def test_a_draw_pulls_unequal_players_together():
 
 def test_the_seat_does_not_matter():
     a, b = Rating(26.0, 4.0), Rating(23.0, 6.0)
-    for winner, swapped in ((1, 2), (2, 1), (None, None)):
+    pairs: tuple[tuple[Winner, Winner], ...] = ((1, 2), (2, 1), (None, None))
+    for winner, swapped in pairs:
         new_a, new_b = rate(a, b, winner)
         assert rate(b, a, swapped) == (new_b, new_a)
 

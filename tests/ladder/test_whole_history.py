@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 import pytest
 from arbiter.ladder.model import BotVersion, RatedResult, Termination
@@ -23,7 +24,7 @@ def result(
     return RatedResult(sequence, f"m{sequence}", "fravan", seat_1, seat_2, winner, termination, rated, 0.0)
 
 
-def games(pairs: list[tuple[BotVersion, BotVersion, int | None]]) -> list[RatedResult]:
+def games(pairs: Sequence[tuple[BotVersion, BotVersion, int | None]]) -> list[RatedResult]:
     return [result(k, a, b, w) for k, (a, b, w) in enumerate(pairs)]
 
 

@@ -81,8 +81,8 @@ def test_greedy_flank_passes_to_win_and_never_to_lose() -> None:
     # Equal scores after Black's pass: a White pass would end the game and lose on the tie-break
     # (Black passed first), so White places.
     state = rules.new_game({"size": 5})
-    for action in (Place("e5"), Place("a5"), PASS):
-        state = rules.apply(state, action)
+    for step in (Place("e5"), Place("a5"), PASS):
+        state = rules.apply(state, step)
     assert rules.scores(state) == {"black": 1, "white": 1}
     legal = list(rules.legal_actions(state))
     assert ask(GreedyFlankBot(0), "torrent", rules, state, legal) != PASS

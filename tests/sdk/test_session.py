@@ -25,7 +25,7 @@ from arbiter_bot.client import time_control_to_pb
 from arbiter_bot.errors import rich_status
 from arbiter_games import get_game
 from arbiter_games.hexflank import Place
-from arbiter_games.surge import SURGE, commitment
+from arbiter_games.surge import SURGE, PlaceStone, Skip, commitment
 from arbiter_wire import convert
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import common_pb2 as cpb
@@ -122,6 +122,7 @@ def turn_of(
 ) -> pb.Turn:
     rules = get_game(game)
     seat = rules.to_move(state)
+    assert seat is not None
     obs = rules.observe(state, seat)
     return pb.Turn(
         match_id=match_id,
@@ -148,7 +149,9 @@ def rejected(reason: str, code: grpc.StatusCode, may_retry: bool, turn_id: int =
 
 
 def ended(match_id: str = "m1", winner: int = 1, seat: int = 1, **extra: Any) -> pb.MatchEnded:
-    result = cpb.Result(winner_seat=convert.seat_pb(winner), seat_1_score=5, seat_2_score=3, reason=1)
+    result = cpb.Result(
+        winner_seat=convert.seat_pb(winner), seat_1_score=5, seat_2_score=3, reason=cpb.END_REASON_TWO_PASSES
+    )
     return pb.MatchEnded(
         match_id=match_id, result=result, seat=convert.seat_pb(seat), actions=["e5"], **extra
     )
@@ -375,6 +378,7 @@ def surge_match(seed: bytes, seat: int, committed: str, strict: bool) -> Harness
                 await h.feed(turn=turn_of("surge", state, "s", turn_id))
                 move = (await h.sent()).move
                 action = convert.action_from_pb("surge", move.action)
+                assert isinstance(action, PlaceStone | Skip)
             else:
                 action = rng.choice(SURGE.legal_actions(state))
             SURGE.apply_in_place(state, action)
@@ -382,7 +386,7 @@ def surge_match(seed: bytes, seat: int, committed: str, strict: bool) -> Harness
         await h.feed(match_ended=ended("s", seat=seat, seed=seed.hex(), final_observation=final))
         return h
 
-    return run(scenario())  # type: ignore[no-any-return]
+    return run(scenario())
 
 
 def test_surge_seed_is_verified() -> None:
@@ -400,7 +404,7 @@ def test_a_forged_surge_seed_is_detected() -> None:
     assert isinstance(h.session._fatal, SeedMismatch) and h.stop.is_set()
 
 
-class FakeError(grpc.RpcError):
+class FakeError(grpc.RpcError):  # type: ignore[misc]  # grpc has no type hints
     def __init__(self, code: grpc.StatusCode, trailers: Any) -> None:
         self._code, self._trailers = code, trailers
 

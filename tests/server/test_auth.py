@@ -71,7 +71,7 @@ def test_a_name_in_both_the_flags_and_the_file_is_refused(tmp_path):
     path.write_text("alice=two\n")
     bots = BotDirectory()
     bots.add_specs(["alice=one"])
-    with pytest.raises(TokenError, match="bots.txt line 1.*'alice'.*--bot"):
+    with pytest.raises(TokenError, match=r"bots\.txt line 1.*'alice'.*--bot"):
         bots.load_file(path)
 
 

@@ -4,6 +4,7 @@ import asyncio
 
 import grpc
 import pytest
+from arbiter.lobby import FifoMatchmaker
 from arbiter.sessions.session import BotSession, Closing
 from arbiter_games.hexflank import Place
 from arbiter_games.timecontrol import TimeControl
@@ -169,7 +170,9 @@ def test_open_seeks_are_limited_per_bot():
                 await bot.seek("torrent", {"size": 5})
             rejected = await bot.expect("seek_rejected")
             await bot.close()
-            return rejected, server.arbiter.matchmaker.queues
+            matchmaker = server.arbiter.matchmaker
+            assert isinstance(matchmaker, FifoMatchmaker)
+            return rejected, matchmaker.queues
 
     rejected, waiting = asyncio.run(scenario())
     assert reason_of(rejected.status) == "RESOURCE_EXHAUSTED"

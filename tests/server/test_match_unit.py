@@ -101,7 +101,7 @@ def test_abort_cancels_the_pending_timer_and_finishes_once():
 
 def test_fischer_timeout_charges_without_increment():
     def scenario():
-        match, host, clock = make_match("torrent", TimeControl(base=2.0, increment=5.0), options={"size": 5})
+        match, _host, clock = make_match("torrent", TimeControl(base=2.0, increment=5.0), options={"size": 5})
         match.start()
         pending = match.pending
         clock[0] += 2.5
@@ -116,7 +116,9 @@ def test_fischer_timeout_charges_without_increment():
 def test_default_action_in_surge_is_a_seeded_random_legal_action():
     def scenario(seed):
         control = TimeControl(base=None, per_decision=1.0)
-        match, host, clock = make_match("surge", control, MatchPolicy(on_timeout="default_action"), seed=seed)
+        match, _host, clock = make_match(
+            "surge", control, MatchPolicy(on_timeout="default_action"), seed=seed
+        )
         match.start()
         pending = match.pending
         legal = list(pending.legal)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from arbiter.ladder.model import BotVersion, LadderConfig, Termination
@@ -40,7 +41,7 @@ def store(store_url: str, clock: Clock) -> Iterator[SqlStore]:
     opened.close()
 
 
-def ladder(name: str = "torrent-blitz", **changes: object) -> LadderConfig:
+def ladder(name: str = "torrent-blitz", **changes: Any) -> LadderConfig:
     config = LadderConfig(
         name=name,
         game="torrent",
@@ -51,7 +52,7 @@ def ladder(name: str = "torrent-blitz", **changes: object) -> LadderConfig:
     return replace(config, **changes)
 
 
-def start(match_id: str = "m1", ladder: str | None = "torrent-blitz", **changes: object) -> MatchStart:
+def start(match_id: str = "m1", ladder: str | None = "torrent-blitz", **changes: Any) -> MatchStart:
     begun = MatchStart(
         match_id=match_id,
         game="torrent",
@@ -69,7 +70,7 @@ def start(match_id: str = "m1", ladder: str | None = "torrent-blitz", **changes:
     return replace(begun, **changes)
 
 
-def move(ply: int, **changes: object) -> MoveRow:
+def move(ply: int, **changes: Any) -> MoveRow:
     played = MoveRow(
         ply=ply,
         seat=1 + ply % 2,
@@ -82,7 +83,7 @@ def move(ply: int, **changes: object) -> MoveRow:
 
 
 def result(
-    winner: int | None = 1, termination: Termination = Termination.GAME_END, **changes: object
+    winner: int | None = 1, termination: Termination = Termination.GAME_END, **changes: Any
 ) -> MatchResult:
     ended = MatchResult(
         winner_seat=winner,

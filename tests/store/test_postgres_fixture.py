@@ -9,8 +9,8 @@ from tests import postgres
 
 
 def test_missing_binaries_say_what_to_install(monkeypatch):
-    monkeypatch.setattr(postgres.glob, "glob", lambda pattern: [])
-    monkeypatch.setattr(postgres.shutil, "which", lambda name: None)
+    monkeypatch.setattr("tests.postgres.glob.glob", lambda pattern: [])
+    monkeypatch.setattr("tests.postgres.shutil.which", lambda name: None)
     with pytest.raises(postgres.ClusterError) as raised:
         postgres.binaries()
     assert str(raised.value).endswith(": apt-get install postgresql")
@@ -18,7 +18,7 @@ def test_missing_binaries_say_what_to_install(monkeypatch):
 
 def test_the_newest_installed_version_is_used(monkeypatch):
     found = ["/usr/lib/postgresql/9.6/bin/initdb", "/usr/lib/postgresql/15/bin/initdb"]
-    monkeypatch.setattr(postgres.glob, "glob", lambda pattern: found)
+    monkeypatch.setattr("tests.postgres.glob.glob", lambda pattern: found)
     assert str(postgres.binaries()) == "/usr/lib/postgresql/15/bin"
 
 

@@ -108,6 +108,7 @@ def _default_logging() -> None:
     if not structlog.is_configured():
         configure_logging("info")
 
+
 #: Codes after which the SDK reconnects (the stream broke; the arbiter keeps the matches going).
 RETRYABLE_CODES = frozenset(
     {
@@ -509,7 +510,7 @@ class Session:
         """Call a bot hook in a worker thread; a failing hook is logged, never fatal."""
         try:
             await asyncio.to_thread(getattr(self.bot, name), *args)
-        except Exception:  # noqa: BLE001 - the bot's own bug must not end the session
+        except Exception:
             log.exception("bot hook failed", hook=name)
 
     # --- messages -----------------------------------------------------------------------------
@@ -668,7 +669,7 @@ class Session:
                 )
                 action = self._as_action(game, chosen)
                 message = convert.action_to_pb(action)
-            except Exception as err:  # noqa: BLE001 - a bot bug: fall back (or stop) as configured
+            except Exception as err:
                 if not self.fallback_on_error:
                     self._fatal = err
                     self._stop_now()
@@ -859,10 +860,10 @@ __all__ = [
     "Backoff",
     "Session",
     "configure_logging",
+    "match_info_from_pb",
     "run",
     "run_bot",
     "spec_of",
     "summary_from_pb",
-    "match_info_from_pb",
     "verify_seed",
 ]

@@ -21,7 +21,7 @@ from arbiter_wire.reasons import (
     error_info,
     reason_of,
 )
-from google.rpc import status_pb2  # type: ignore[import-untyped]
+from google.rpc import status_pb2
 
 __all__ = [
     "BAD_REQUEST",

@@ -209,17 +209,17 @@ class FlankState:
     """A Torrent or Fravan position plus the game's history facts the rules need."""
 
     __slots__ = (
-        "geo",
-        "board",
-        "events",
-        "empties",
-        "next_event",
         "action_count",
+        "board",
+        "empties",
+        "events",
+        "first_pass",
+        "geo",
+        "last_action",
+        "next_event",
+        "over",
         "passes_in_row",
         "swapped",
-        "first_pass",
-        "last_action",
-        "over",
         "unsettled",
     )
 
@@ -530,7 +530,7 @@ class FlankRules:
             return
         raise MalformedAction(f"not a {self.name} action: {_shown(action)}")
 
-    def _cascade(self, state: FlankState, placed: int, mover: int) -> None:
+    def _cascade(self, state: FlankState, placed: int, mover: int) -> None:  # noqa: C901 - the engine's hot path, kept in one piece
         """Stages A and B after a placement, until a round flips nothing or the guard stops it."""
         board = state.board
         events = state.events

@@ -108,8 +108,9 @@ SKIP: Final = Skip()
 SurgeAction = PlaceStone | Skip
 
 #: Interned actions: ``_ACT[value][square index]`` for value 1..10 and every square.
-_ACT: Final[tuple[tuple[PlaceStone, ...], ...]] = ((),) + tuple(
-    tuple(PlaceStone(v, name) for name in SQUARES) for v in range(1, 11)
+_ACT: Final[tuple[tuple[PlaceStone, ...], ...]] = (
+    (),
+    *tuple(tuple(PlaceStone(v, name) for name in SQUARES) for v in range(1, 11)),
 )
 
 
@@ -122,7 +123,7 @@ def _legal_table(p: int, v: int, half: int) -> tuple[tuple[PlaceStone, ...], ...
 
 #: ``_LEGAL[player][value]`` = (table for columns a-d, table for e-h) as in :func:`_legal_table`.
 _LEGAL: Final = tuple(
-    (((), ()),) + tuple((_legal_table(p, v, 0), _legal_table(p, v, 1)) for v in range(1, 11)) for p in (0, 1)
+    (((), ()), *tuple((_legal_table(p, v, 0), _legal_table(p, v, 1)) for v in range(1, 11))) for p in (0, 1)
 )
 
 #: ``_LEGAL_LOW[player][m][value]`` = ``_LEGAL[player][value][0][m]`` (and ``_LEGAL_HIGH`` for e-h).
@@ -368,7 +369,7 @@ def _contests(lines: Sequence[Line]) -> list[tuple[int, int, int]]:
     return out
 
 
-def _resolve(signs: Sequence[int], outcomes: Sequence[int]) -> list[int | None]:
+def _resolve(signs: Sequence[int], outcomes: Sequence[int]) -> list[int | None]:  # noqa: C901 - the rules' surge, step by step
     """Where each stone goes in one surge: ``dest[row]`` is the new row, :data:`_REMOVED`,
     :data:`_SCORED`, or ``None`` for an empty square.
 
@@ -620,17 +621,17 @@ class SurgeState:
 
     __slots__ = (
         "cols",
-        "empty",
-        "hands",
-        "orders",
-        "pos",
-        "score",
         "done",
-        "first",
-        "mover",
         "down",
+        "empty",
+        "first",
+        "hands",
+        "mover",
+        "orders",
         "placed",
+        "pos",
         "reason",
+        "score",
         "seed",
     )
 
@@ -729,14 +730,17 @@ _PUT: Final = tuple(itemgetter(*(8 if i == r else i for i in range(8))) for r in
 #: squares: (player, value, col, row, bit in the mask of empty home squares, (signed value,),
 #: ``_PUT[row]``, square index); ``_PLACE[-1]`` (the game is over) is empty. The interned actions
 #: live as long as the module, so their ids are never reused.
-_PLACE: Final[tuple[dict[int, tuple[Any, ...]], ...]] = tuple(
-    {
-        id(_ACT[v][c * 8 + r]): (p, v, c, r, bit, (-v if p else v,), _PUT[r], c * 8 + r)
-        for v in range(1, 11)
-        for c, r, bit in _HOME_CR[p].values()
-    }
-    for p in (0, 1)
-) + ({},)
+_PLACE: Final[tuple[dict[int, tuple[Any, ...]], ...]] = (
+    *tuple(
+        {
+            id(_ACT[v][c * 8 + r]): (p, v, c, r, bit, (-v if p else v,), _PUT[r], c * 8 + r)
+            for v in range(1, 11)
+            for c, r, bit in _HOME_CR[p].values()
+        }
+        for p in (0, 1)
+    ),
+    {},
+)
 
 
 def _removed(state: SurgeState, p: int) -> tuple[int, ...]:
@@ -1107,7 +1111,7 @@ class SurgeRules:
         self.apply_in_place(new, action)
         return new
 
-    def apply_in_place(self, state: SurgeState, action: SurgeAction) -> None:
+    def apply_in_place(self, state: SurgeState, action: SurgeAction) -> None:  # noqa: C901 - the engine's hot path
         """Apply ``action`` to ``state``; a refused action raises and leaves ``state`` unchanged."""
         place = _PLACE[state.mover].get(id(action))
         if place is not None:  # an interned action placing on a home square of the mover
@@ -1153,7 +1157,7 @@ class SurgeRules:
                         if k < len(order):
                             insort(hand, order[k])
                             state.pos[p] = k + 1
-                        state.cols[c] = _PUT[r](col + (-v if p else v,))
+                        state.cols[c] = _PUT[r]((*col, -v if p else v))
                         state.placed += 1
                         if p == state.first:
                             state.down = c * 8 + r

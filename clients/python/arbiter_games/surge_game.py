@@ -34,20 +34,6 @@ class SurgePublicView:
     removed_orange: tuple[int, ...]
 
 
-class _SurgeSeedCheck:
-    """The seed check of one seat, taking the observations the SDK decodes."""
-
-    def __init__(self, match_id: str, commitment: str, colour: str) -> None:
-        self.recorder = SeedRecorder(match_id, commitment, colour)
-
-    def record(self, observation: object) -> None:
-        if isinstance(observation, SurgeObservation):
-            self.recorder.record(observation)
-
-    def check(self, seed_hex: str) -> list[str]:
-        return self.recorder.check(seed_hex)
-
-
 class SurgeGame(TypedGame[SurgeState, SurgeAction, SurgeObservation]):
     """Surge Stones: no options; both draw orders come from the match's seed."""
 
@@ -84,7 +70,7 @@ class SurgeGame(TypedGame[SurgeState, SurgeAction, SurgeObservation]):
         )
 
     def seed_check(self, match_id: str, commitment: str, colour: str) -> SeedCheck:
-        return _SurgeSeedCheck(match_id, commitment, colour)
+        return SeedRecorder(match_id, commitment, colour)
 
     def render_text(self, state: object, colour: bool = False) -> str:
         if not isinstance(state, SurgeState):

@@ -117,8 +117,10 @@ class SeedRecorder:
     colour: str
     observations: list[SurgeObservation] = field(default_factory=list)
 
-    def record(self, observation: SurgeObservation) -> None:
-        self.observations.append(observation)
+    def record(self, observation: object) -> None:
+        """Keep a Surge observation (anything else is not this game's and is left out)."""
+        if isinstance(observation, SurgeObservation):
+            self.observations.append(observation)
 
     def check(self, seed_hex: str) -> list[str]:
         """The problems found (empty when the seed checks out)."""

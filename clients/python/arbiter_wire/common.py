@@ -51,7 +51,7 @@ def duration_pb(seconds: float | None) -> Duration | None:
     if seconds is None:
         return None
     whole = int(seconds)
-    return Duration(seconds=whole, nanos=int(round((seconds - whole) * 1e9)))
+    return Duration(seconds=whole, nanos=round((seconds - whole) * 1e9))
 
 
 def seconds_of(value: Duration) -> float:

@@ -24,5 +24,5 @@ class EventBus:
         for listener in self.listeners:
             try:
                 listener(event)
-            except Exception:  # noqa: BLE001 - one failing listener must not stop the match or the others
+            except Exception:
                 log.exception("listener_failed", listener=repr(listener), event=type(event).__name__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections import deque
@@ -183,9 +184,7 @@ class MatchHosting:
 
     async def drain(self, grace: float, detail: str) -> None:
         """Give running matches ``grace`` seconds, then abort the rest."""
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.all_done.wait(), timeout=grace)
-        except TimeoutError:
-            pass
         for match in list(self.matches.values()):
             match.abort(detail)

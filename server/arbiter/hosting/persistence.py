@@ -203,12 +203,12 @@ class StoreWriter:
                 log.info("store_available_again", attempts=attempt + 1)
             return
 
-    async def settle(self, timeout: float) -> None:
-        """Wait (at most ``timeout`` seconds) until what was submitted is written and the
+    async def settle(self, at_most: float) -> None:
+        """Wait (at most ``at_most`` seconds) until what was submitted is written and the
         MatchEnded messages it held are released to the seats."""
         waiting = [asyncio.wrap_future(future) for future in list(self.pending)]
         if waiting:
-            await asyncio.wait(waiting, timeout=timeout)
+            await asyncio.wait(waiting, timeout=at_most)
         await asyncio.sleep(0)  # the releases are scheduled on the loop from the worker thread
 
     async def close(self) -> None:

@@ -48,7 +48,7 @@ def replay(record: dict[str, Any]) -> ReplayReport:
         raise RecordError(f"the record is incomplete or malformed: {type(exc).__name__}: {exc}") from exc
 
 
-def _replay(record: dict[str, Any]) -> ReplayReport:
+def _replay(record: dict[str, Any]) -> ReplayReport:  # noqa: C901 - one check after another, in record order
     game = record["game"]
     rules = get_game(game)
     seed = bytes.fromhex(record["seed"])

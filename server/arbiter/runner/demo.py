@@ -108,7 +108,7 @@ def result_line(event: MatchEnded) -> str:
     )
 
 
-async def run_demo(
+async def run_demo(  # noqa: C901 - the demo's script, in the order a newcomer sees it
     config: DemoConfig,
     console: Console | None = None,
     stop: asyncio.Event | None = None,

@@ -157,7 +157,7 @@ class LocalRunner:
         if tally.games >= self.config.games:
             self.done.set()
 
-    async def run(self) -> RunResult:
+    async def run(self) -> RunResult:  # noqa: C901 - start, watch and stop both bots in one place
         cfg = self.config
         bots = _WatchedDirectory()
         for key in ("A", "B"):
@@ -249,7 +249,7 @@ class LocalRunner:
             env["ARBITER_SIZE"] = str(cfg.options["size"])
         cfg.records_dir.mkdir(parents=True, exist_ok=True)
         log_path = self._log_path(key)
-        with open(log_path, "ab") as log_file:
+        with open(log_path, "ab") as log_file:  # noqa: ASYNC230 - once per bot, before it starts
             try:
                 # In a process group of its own, so that stopping it stops what the shell started.
                 process = await asyncio.create_subprocess_shell(

@@ -26,9 +26,9 @@ class SeatRouter:
         self.gate = gate
 
     def __call__(self, event: MatchEvent) -> None:
-        if isinstance(event, MatchEnded) and self.gate is not None:
-            if self.gate.hold(event, lambda: self._send(event)):
-                return
+        gate = self.gate
+        if isinstance(event, MatchEnded) and gate is not None and gate.hold(event, lambda: self._send(event)):
+            return
         self._send(event)
 
     def _send(self, event: MatchEvent) -> None:

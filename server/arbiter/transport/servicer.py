@@ -110,7 +110,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
                         self._leave(session, request.leave_ladder)
                     elif kind == "challenge":
                         self._challenge(session, request.challenge)
-                except Exception:  # noqa: BLE001 - one bad request must not end the bot's session
+                except Exception:
                     log.exception("request_failed", bot=session.bot_name, kind=kind)
         except DecodeError:
             session.close(reasons.BAD_REQUEST, "a request could not be decoded as an arbiter.v1.PlayRequest")
