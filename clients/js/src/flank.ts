@@ -1,5 +1,5 @@
 // A little Torrent/Fravan geometry for bots: point names, the board text, and the flank test of
-// docs/rules/torrent-fravan.md ("Flanking"). Not an engine: no cascade, no recency, no territory.
+// docs/rules/torrent-fravan.md ("Flanking"). The engine (cascade, scores) is in engine.ts.
 import { FlankObservation } from "./gen/arbiter/v1/flank";
 
 /** The three axes; with their opposites, the six directions to a point's neighbours. */

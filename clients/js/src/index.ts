@@ -11,3 +11,4 @@ export * as flankPb from "./gen/arbiter/v1/flank";
 export * as surgePb from "./gen/arbiter/v1/surge";
 export * as commonPb from "./gen/arbiter/v1/common";
 export * from "./flank";
+export * as engine from "./engine";

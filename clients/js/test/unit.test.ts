@@ -16,7 +16,8 @@ import {
   commonPb,
   flankPb,
 } from "../src";
-import { placementValue } from "../src/examples/greedy_flank";
+import { GreedyFlankBot } from "../src/examples/greedy_flank";
+import { boardText, newState, place, scores, stateFromObservation } from "../src/engine";
 import { parseBoard, pointCoords, pointName, points } from "../src/flank";
 
 const EXAMPLE_SEED = Buffer.from([...Array(32).keys()]).toString("hex");
@@ -161,16 +162,32 @@ describe("flank geometry", () => {
     assert.equal(pointName(5, ...points(5)[60]), "i1");
   });
 
-  test("the greedy value counts flips and a stone placed into a flank", () => {
-    // Row 5 (a5..i5) reads "..BW.....": c5 Black, d5 White. Black on e5 flips d5 (1 + 1 flip);
-    // White on b5 flips c5; Black on f5 flanks nothing (d5 is 2 steps left, the edge right).
+  test("the engine resumes from an observation (events, the next event number)", () => {
+    // Worked example 6 of the rules: d5 e5 pass e4 pass e6 f5, then d6 pass f4 (Torrent).
+    let s = newState(5, false);
+    const moves: [string, number][] = [["d5", 1], ["e5", 2], ["e4", 2], ["e6", 2], ["f5", 1], ["d6", 2]];
+    for (const [p, c] of moves) s = place(s, p, c as 1 | 2);
+    const obs = flankPb.FlankObservation.fromPartial({ size: 5, board: boardText(s), events: [...s.events] });
+    const resumed = stateFromObservation(obs, false);
+    assert.equal(boardText(place(resumed, "f4", 2)), boardText(place(s, "f4", 2)));
+    assert.deepEqual(scores(place(resumed, "f4", 2)), { black: 2, white: 5 });
+  });
+
+  test("the greedy bot takes the flip and passes only to win", () => {
+    // Row 5 (a5..i5) reads "..BW....": Black on e5 flips d5 (margin 3 - 0).
     const obs = flankPb.FlankObservation.fromPartial({
       size: 5,
+      colour: commonPb.Colour.COLOUR_BLACK,
       board: "...../....../......./......../..BW...../......../......./....../.....",
+      events: Array.from({ length: 61 }, (_, i) => (i === 28 ? 1 : i === 29 ? 2 : 0)),
+      blackScore: 1,
+      whiteScore: 1,
+      lastAction: { kind: { $case: "pass", pass: {} } },
+      firstPassColour: commonPb.Colour.COLOUR_WHITE,
     });
-    const board = parseBoard(obs);
-    assert.equal(placementValue(board, ...pointCoords(5, "e5"), "B"), 2);
-    assert.equal(placementValue(board, ...pointCoords(5, "b5"), "W"), 2);
-    assert.equal(placementValue(board, ...pointCoords(5, "f5"), "B"), 1);
+    const bot = new GreedyFlankBot(1);
+    const values = bot.evaluate(obs, ["e5", "f5", "pass"], false);
+    assert.equal(values.get("e5"), 3);
+    assert.equal(values.get("pass"), -10_000); // equal scores, White passed first: passing loses
   });
 });
