@@ -212,8 +212,9 @@ export class Session {
   botName = "";
   /** The version this connection plays as, from the last Welcome ("unversioned" without one). */
   botVersion = "";
-  /** Counters for logs and tests: Play calls opened, reconnects, answers re-sent for re-sent turns. */
-  readonly stats = { connections: 0, reconnects: 0, resentAnswers: 0, resumedMatches: 0 };
+  /** Counters for logs and tests: Play calls opened, reconnects, answers re-sent for re-sent turns,
+   * resumed matches, MoveAcknowledged received. */
+  readonly stats = { connections: 0, reconnects: 0, resentAnswers: 0, resumedMatches: 0, acknowledged: 0 };
   private readonly log: Logger;
   private readonly rng: Rng;
   private readonly backoff: Backoff;
@@ -432,6 +433,7 @@ export class Session {
       case "moveRejected":
         return this.onRejected(kind.moveRejected);
       case "moveAcknowledged":
+        this.stats.acknowledged += 1;
         this.log.log("debug", "duplicate move acknowledged", { match_id: kind.moveAcknowledged.matchId, turn_id: kind.moveAcknowledged.turnId });
         return;
       case "matchEnded":

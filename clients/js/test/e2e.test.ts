@@ -100,11 +100,28 @@ describe("against a real arbiter (forfeit policy)", () => {
   });
   after(async () => arbiter?.stop());
 
-  test("Torrent to the end: greedy against random", async () => {
-    const [[a], [b]] = await play(session(arbiter, new GreedyFlankBot(1), "t1"), session(arbiter, new RandomBot(2), "t2"));
+  test("Torrent to the end: greedy against random, clocks in the context", async () => {
+    const contexts: TurnContext[] = [];
+    const greedy = new GreedyFlankBot(1);
+    const watcher: Bot = {
+      choose(observation, legal, context) {
+        contexts.push(context);
+        return greedy.choose(observation, legal, context);
+      },
+    };
+    const [[a], [b]] = await play(session(arbiter, watcher, "t1"), session(arbiter, new RandomBot(2), "t2"));
     checkFinished(a, b, "two_passes");
     assert.equal(a.game, "torrent");
     assert.equal(a.options.size, 5);
+    assert.equal(a.outcome, "win"); // greedy beats random (it does, by a wide margin, on size 5)
+    const first = contexts[0];
+    assert.deepEqual(first.info.timeControl, { base: 30, increment: 1 });
+    assert.ok(first.decisionLimit !== null && first.decisionLimit > 25 && first.decisionLimit <= 31, String(first.decisionLimit));
+    assert.ok(typeof first.clocks[1] === "number" && typeof first.clocks[2] === "number");
+    assert.ok((first.timeLeft() ?? 0) > 0);
+    assert.equal(first.info.timeoutPolicy, "loss");
+    assert.equal(first.info.illegalActionPolicy, "forfeit");
+    assert.ok(contexts.every((c, i) => i === 0 || c.turnId > contexts[i - 1].turnId));
   });
 
   test("Fravan to the end", async () => {
@@ -152,6 +169,23 @@ describe("against a real arbiter (forfeit policy)", () => {
     assert.ok(sessionA.stats.resumedMatches >= 1, JSON.stringify(sessionA.stats));
     assert.ok(sessionA.stats.resentAnswers >= 1, JSON.stringify(sessionA.stats));
     assert.equal(sessionB.stats.reconnects, 0);
+  });
+
+  test("a connection killed right after a move: the match resumes and finishes", async () => {
+    let turns = 0;
+    let sessionA: Session | undefined = undefined;
+    const inner = new RandomBot(12);
+    const dropper: Bot = {
+      choose(observation, legal, context) {
+        turns += 1;
+        if (turns === 4) setTimeout(() => sessionA?.dropConnection(), 0); // just after the move is written
+        return inner.choose(observation, legal, context);
+      },
+    };
+    sessionA = session(arbiter, dropper, "r1");
+    const [[a], [b]] = await play(sessionA, session(arbiter, new RandomBot(13), "r2"));
+    checkFinished(a, b, "two_passes");
+    assert.ok(sessionA.stats.reconnects >= 1, JSON.stringify(sessionA.stats));
   });
 
   test("an illegal move under the forfeit policy loses the match", async () => {
