@@ -1,0 +1,240 @@
+// The command line every bot shares, with defaults from the environment (the same options and
+// ARBITER_* variables as the Python SDK's arbiter_bot/cli.py). A command-line option wins over
+// its environment variable. Logs go to standard error; one line per finished match to standard output.
+import { credentials } from "@grpc/grpc-js";
+import { Bot, MatchSummary } from "./bot";
+import { run } from "./client";
+import { ArbiterError, AuthenticationError, LogLevel, ReplacedError, stderrLogger } from "./errors";
+import { SeedMismatch } from "./seedcheck";
+import { GAMES, GameName, SIZES, TimeControl } from "./wire";
+
+export const DEFAULT_SERVER = "localhost:50051";
+export const ENV = {
+  server: "ARBITER_SERVER",
+  token: "ARBITER_TOKEN",
+  game: "ARBITER_GAME",
+  size: "ARBITER_SIZE",
+  games: "ARBITER_GAMES",
+  ladder: "ARBITER_LADDER",
+  version: "ARBITER_BOT_VERSION",
+  base: "ARBITER_BASE",
+  increment: "ARBITER_INCREMENT",
+  perDecision: "ARBITER_PER_DECISION",
+} as const;
+
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 3, replaced: 4, seed: 5, interrupted: 130 } as const;
+
+/** What the command line and environment asked for. */
+export interface BotOptions {
+  server: string;
+  token: string;
+  game: GameName;
+  size?: number;
+  games?: number;
+  timeControl?: TimeControl;
+  maxConcurrent: number;
+  seed?: number;
+  logLevel: LogLevel;
+  tls: boolean;
+  strictSeed: boolean;
+  ladder?: string;
+  version?: string;
+}
+
+export class UsageError extends Error {}
+
+const VALUE_OPTIONS = ["server", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level"];
+const FLAGS = ["tls", "strict-seed", "help"];
+
+export function usage(program: string, description?: string, games: readonly GameName[] = GAMES): string {
+  return `${description ? description + "\n\n" : ""}usage: ${program} [options]
+
+  --server HOST:PORT      the arbiter's address ($${ENV.server}; default ${DEFAULT_SERVER})
+  --token TOKEN           this bot's token ($${ENV.token}; safer than the command line, which others can see)
+  --game ${games.join("|").padEnd(16)} the game to seek ($${ENV.game}; default ${games[0]})
+  --size N                Torrent/Fravan board size ($${ENV.size}; default: the arbiter's)
+  --games N               stop after N finished matches, 0 = never ($${ENV.games}; default 0)
+  --base S                seconds on each clock ($${ENV.base})
+  --increment S           seconds added per decision ($${ENV.increment})
+  --per-decision S        cap per decision in seconds ($${ENV.perDecision})
+  --max-concurrent N      matches played at once (default 1)
+  --ladder NAME           join this ladder instead of seeking ($${ENV.ladder})
+  --version TEXT          the version this bot plays as ($${ENV.version})
+  --seed N                seed of the bot's random choices (default: random)
+  --tls                   connect with TLS (system root certificates)
+  --strict-seed           stop with exit code 5 when a Surge seed check fails
+  --log-level LEVEL       debug, info, warning or error (default info)
+
+exit status: 0 done, 1 other arbiter error, 2 usage, 3 bad token, 4 replaced, 5 Surge seed check
+failed with --strict-seed, 130 interrupted
+`;
+}
+
+/** Options from `argv` (without node and the script) and `env`; throws UsageError on bad input
+ * (and with message "help" for --help). */
+export function parseOptions(
+  argv: readonly string[] = process.argv.slice(2),
+  env: Record<string, string | undefined> = process.env,
+  games: readonly GameName[] = GAMES,
+): BotOptions {
+  const args: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument ${JSON.stringify(arg)}`);
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    if (FLAGS.includes(name)) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      args[name] = true;
+    } else if (VALUE_OPTIONS.includes(name)) {
+      const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      args[name] = value;
+    } else {
+      throw new UsageError(`unknown option --${name}`);
+    }
+  }
+  if (args.help) throw new UsageError("help");
+  const text = (name: string, envName?: string): string | undefined => {
+    const v = args[name];
+    if (typeof v === "string" && v !== "") return v;
+    const e = envName ? env[envName]?.trim() : undefined;
+    return e ? e : undefined;
+  };
+  const number = (name: string, envName: string | undefined, integer: boolean): number | undefined => {
+    const v = text(name, envName);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+      const from = typeof args[name] === "string" ? `--${name}` : `$${envName}`;
+      throw new UsageError(`${from} must be ${integer ? "an integer" : "a number"}, got ${JSON.stringify(v)}`);
+    }
+    return n;
+  };
+  const server = text("server", ENV.server) ?? DEFAULT_SERVER;
+  const token = text("token", ENV.token);
+  if (!token) throw new UsageError(`no token: pass --token or set $${ENV.token}`);
+  const game = (text("game", ENV.game) ?? games[0]) as GameName;
+  if (!games.includes(game)) throw new UsageError(`this bot plays ${games.join(", ")}, not ${JSON.stringify(game)}`);
+  let size = number("size", ENV.size, true);
+  if (!SIZES[game].length) size = undefined; // Surge has no board size; a runner may set $ARBITER_SIZE for every game
+  else if (size !== undefined && !SIZES[game].includes(size)) {
+    throw new UsageError(`${game} is played on sizes ${SIZES[game].join(", ")}, not ${size}`);
+  }
+  const count = number("games", ENV.games, true);
+  if (count !== undefined && count < 0) throw new UsageError("--games must not be negative");
+  const base = number("base", ENV.base, false);
+  const increment = number("increment", ENV.increment, false);
+  const perDecision = number("per-decision", ENV.perDecision, false);
+  let timeControl: TimeControl | undefined;
+  if (base !== undefined || increment !== undefined || perDecision !== undefined) {
+    if (increment && !base) throw new UsageError("an increment needs a base time (--base)");
+    if ((base ?? 0) < 0 || (increment ?? 0) < 0 || (perDecision ?? 0) < 0) throw new UsageError("times must not be negative");
+    if (!base && !perDecision) throw new UsageError("a time control needs a base time or a per-decision cap");
+    timeControl = {};
+    if (base) timeControl.base = base;
+    if (increment) timeControl.increment = increment;
+    if (perDecision) timeControl.perDecision = perDecision;
+  }
+  const maxConcurrent = number("max-concurrent", undefined, true) ?? 1;
+  if (maxConcurrent < 1) throw new UsageError("--max-concurrent must be at least 1");
+  const logLevel = (text("log-level") ?? "info") as LogLevel;
+  if (!["debug", "info", "warning", "error"].includes(logLevel)) throw new UsageError(`bad --log-level ${JSON.stringify(logLevel)}`);
+  return {
+    server,
+    token,
+    game,
+    size,
+    games: count || undefined,
+    timeControl,
+    maxConcurrent,
+    seed: number("seed", undefined, true),
+    logLevel,
+    tls: args.tls === true,
+    strictSeed: args["strict-seed"] === true,
+    ladder: text("ladder", ENV.ladder),
+    version: text("version", ENV.version),
+  };
+}
+
+/** One line per finished match, for standard output. */
+export function summaryLine(s: MatchSummary): string {
+  const score = s.myScore !== undefined && s.opponentScore !== undefined ? ` ${s.myScore}-${s.opponentScore}` : "";
+  const seed = s.seedVerified === undefined ? "" : s.seedVerified ? "  seed verified" : "  SEED CHECK FAILED";
+  return `${s.matchId}: ${s.outcome}${score} vs ${s.opponentName} (${s.game}, ${s.reason})${seed}`;
+}
+
+export interface CliConfig {
+  description?: string;
+  games?: readonly GameName[];
+  argv?: readonly string[];
+  env?: Record<string, string | undefined>;
+  program?: string;
+}
+
+/** Parse options, build the bot with makeBot(options), play; resolves to the process exit status. */
+export async function runCli(makeBot: (options: BotOptions) => Bot, config: CliConfig = {}): Promise<number> {
+  const games = config.games ?? GAMES;
+  const program = config.program ?? require("node:path").basename(process.argv[1] ?? "bot");
+  let options: BotOptions;
+  try {
+    options = parseOptions(config.argv ?? process.argv.slice(2), config.env ?? process.env, games);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      if (err.message === "help") {
+        process.stdout.write(usage(program, config.description, games));
+        return EXIT.ok;
+      }
+      process.stderr.write(`${usage(program, undefined, games).split("\n")[0]}\n${program}: error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  const inner = makeBot(options);
+  const bot: Bot = {
+    name: inner.name,
+    choose: (o, l, c) => inner.choose(o, l, c),
+    onMatchStart: (info) => inner.onMatchStart?.(info),
+    onMatchEnd: (summary) => {
+      process.stdout.write(summaryLine(summary) + "\n");
+      return inner.onMatchEnd?.(summary);
+    },
+    onMoveRejected: (r) => inner.onMoveRejected?.(r),
+  };
+  try {
+    await run(bot, {
+      server: options.server,
+      token: options.token,
+      game: options.game,
+      size: options.size,
+      games: options.games,
+      timeControl: options.timeControl,
+      maxConcurrent: options.maxConcurrent,
+      credentials: options.tls ? credentials.createSsl() : undefined,
+      strictSeed: options.strictSeed,
+      ladder: options.ladder,
+      version: options.version,
+      logger: stderrLogger(options.logLevel),
+    });
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    if (err instanceof AuthenticationError) return EXIT.auth;
+    if (err instanceof ReplacedError) return EXIT.replaced;
+    if (err instanceof SeedMismatch) return EXIT.seed;
+    if (err instanceof ArbiterError) return EXIT.error;
+    throw err;
+  }
+  return EXIT.ok;
+}
+
+/** Run runCli as a program's main: exit with its status (130 on Ctrl-C). */
+export function main(makeBot: (options: BotOptions) => Bot, config: CliConfig = {}): void {
+  process.once("SIGINT", () => process.exit(EXIT.interrupted));
+  runCli(makeBot, config).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`${(err as Error)?.stack ?? err}\n`);
+      process.exit(EXIT.error);
+    },
+  );
+}
