@@ -48,6 +48,11 @@ async def wait_until(condition, timeout: float, what: str) -> None:
         await asyncio.sleep(0.05)
 
 
+def in_the_middle(store: SqlStore) -> bool:
+    running = [row.match_id for row in store.matches("t5", limit=10_000) if row.status == "running"]
+    return any(len(store.moves_of(match_id)) >= 8 for match_id in running)
+
+
 def finished(store: SqlStore) -> dict[str, tuple]:
     return {
         row.match_id: (row.status, row.seat_1, row.seat_2)
@@ -90,6 +95,8 @@ def test_kill_9_during_a_ladder_loses_no_finished_result(store_url, tmp_path):
         tasks = [asyncio.create_task(bot) for bot in bots]
         nonlocal server
         await wait_until(lambda: len(finished(store)) >= 4, 60, "4 finished matches")
+        # Kill it in the middle of a match: one whose moves the store already holds.
+        await wait_until(lambda: in_the_middle(store), 60, "a running match with logged moves")
         server.send_signal(signal.SIGKILL)
         server.wait(10)
         before = finished(store)

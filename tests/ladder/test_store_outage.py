@@ -59,7 +59,7 @@ def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
                 await asyncio.sleep(0.02)
             await asyncio.to_thread(cluster.halt)
             halted_at = len(ended)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + 60
             while len(ended) < halted_at + 2 and time.monotonic() < deadline:  # matches go on
                 await asyncio.sleep(0.02)
             during = len(ended) - halted_at
@@ -74,12 +74,14 @@ def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
         rows = store.matches("t5", limit=1000)
         counts = Counter(row.match_id for row in rows)
         assert all(n == 1 for n in counts.values())
-        finished = {row.match_id for row in rows if row.status == "finished"}
-        assert finished == set(ended)  # every result written, once
+        # Every result written, once (a match still running when the arbiter stopped is aborted).
+        written = {row.match_id for row in rows if row.status in ("finished", "aborted")}
+        assert written == set(ended)
         assert sum(len(s) for s in summaries) == 2 * len(ended)  # every bot heard of every end
         live = {row.version: row.tally for row in store.ratings("t5")}
         assert recompute(store.finished_results("t5")) == live
-        assert sum(t.games for t in live.values()) == 2 * len(ended)
+        rated = [row for row in rows if row.status == "finished"]
+        assert sum(t.games for t in live.values()) == 2 * len(rated)
         store.close()
     finally:
         cluster.stop()
