@@ -32,6 +32,19 @@ TORRENT_5 = LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=30.0, in
 SURGE = LadderConfig("surge", "surge", {}, TimeControl(base=30.0, increment=1.0))
 
 
+async def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """Poll ``check`` until it returns something true (the store writer writes on its own
+    thread, a little after the events); that value."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"still {value!r} after {timeout} s")
+        await asyncio.sleep(0.02)
+
+
 class Watch:
     """A bus listener: every MatchStarted and MatchEnded, and each bot's running matches."""
 
@@ -177,17 +190,20 @@ class LadderBot:
         move = pb.Move(match_id=match_id, turn_id=turn_id, action=convert.action_to_pb(action))
         await self.send(move=move)
 
-    async def play(self, matches: int = 1, timeout: float = 10.0) -> list[pb.MatchEnded]:
+    async def play(
+        self, matches: int = 1, timeout: float = 10.0, known: Sequence[str] = ()
+    ) -> list[pb.MatchEnded]:
         """Play the next ``matches`` matches this bot is told of (the first legal action for each
-        turn) until they ended; turns of later matches are left unanswered. Their ends, in order."""
-        mine: list[str] = []
+        turn) until they ended; turns of later matches are left unanswered. Their ends, in order.
+        ``known``: matches already announced (their MatchStarted was read) that count first."""
+        mine: list[str] = list(known)
         ended: dict[str, pb.MatchEnded] = {}
         while len(ended) < matches:
             message = await self.next(timeout)
             kind = message.WhichOneof("kind")
             if kind == "match_started" and len(mine) < matches:
                 mine.append(message.match_started.match_id)
-            elif kind == "turn" and message.turn.match_id in mine:
+            elif kind == "turn" and message.turn.match_id in mine[:matches]:
                 legal = convert.legal_from_pb(message.turn.legal)
                 await self.move(message.turn.match_id, message.turn.turn_id, legal[0])
             elif kind == "match_ended" and message.match_ended.match_id in mine:
