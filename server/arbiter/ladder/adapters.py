@@ -60,6 +60,9 @@ class StoreLadders:
     def get_ladder(self, name: str) -> LadderConfig | None:
         return self.store.get_ladder(name)
 
+    def registered(self, bot: str) -> bool:
+        return self.store.get_bot(bot) is not None
+
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
         return {row.version: row.tally for row in self.store.ratings(ladder)}
 

@@ -118,6 +118,12 @@ class SqlStore:
         with self._read() as session:
             return [convert.bot_row(bot) for bot in session.scalars(select(Bot).order_by(Bot.name))]
 
+    def get_bot(self, name: str) -> BotRow | None:
+        """The registered bot ``name``, or None."""
+        with self._read() as session:
+            bot = session.get(Bot, name)
+            return None if bot is None else convert.bot_row(bot)
+
     def authenticate(self, token: str) -> BotRow | None:
         """The bot whose token this is (disabled bots too: the caller decides), or None."""
         if not token:
