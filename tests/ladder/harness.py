@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from arbiter.ladder.adapters import BotsFromFlagsThenStore, StoreBots
 from arbiter.ladder.model import LadderConfig
 from arbiter.match.events import MatchEnded, MatchEvent, MatchStarted
 from arbiter.node import Arbiter, ArbiterConfig
@@ -119,21 +120,22 @@ class Lab:
 
 
 @contextlib.asynccontextmanager
-async def ladder_lab(
-    store_url: str, bots: Sequence[str], ladders: Sequence[LadderConfig] = (TORRENT_5,)
+async def serving(
+    store_url: str, tokens: dict[str, str] | None = None, flag_bots: dict[str, str] | None = None
 ) -> AsyncIterator[Lab]:
-    """A store with ``bots`` registered and ``ladders`` added, and an arbiter serving on it."""
+    """An arbiter serving on the store at ``store_url`` as it is (``tokens``: the bots' tokens).
+    ``flag_bots``: bots as ``serve --bot NAME=TOKEN`` gives them (tried before the store's)."""
     store = SqlStore(store_url)
-    store.upgrade()
-    tokens = {name: store.add_bot(name, "tests") for name in bots}
-    for ladder in ladders:
-        store.add_ladder(ladder)
     config = ArbiterConfig(bots=BotDirectory())
+    if flag_bots:
+        for name, token in flag_bots.items():
+            config.bots.add(name, token)
+        config.bot_store = BotsFromFlagsThenStore(config.bots, StoreBots(store))
     arbiter = Arbiter(config, store=store)
     watch = Watch()
     arbiter.bus.subscribe(watch)
     server = await create_server(config, arbiter=arbiter)
-    lab = Lab(server, store, tokens, watch)
+    lab = Lab(server, store, {**(tokens or {}), **(flag_bots or {})}, watch)
     try:
         yield lab
     finally:
@@ -141,6 +143,24 @@ async def ladder_lab(
             await bot.close()
         await lab.stop(1.0)
         store.close()
+
+
+@contextlib.asynccontextmanager
+async def ladder_lab(
+    store_url: str,
+    bots: Sequence[str],
+    ladders: Sequence[LadderConfig] = (TORRENT_5,),
+    flag_bots: dict[str, str] | None = None,
+) -> AsyncIterator[Lab]:
+    """A store with ``bots`` registered and ``ladders`` added, and an arbiter serving on it."""
+    store = SqlStore(store_url)
+    store.upgrade()
+    tokens = {name: store.add_bot(name, "tests") for name in bots}
+    for ladder in ladders:
+        store.add_ladder(ladder)
+    store.close()
+    async with serving(store_url, tokens, flag_bots) as lab:
+        yield lab
 
 
 class LadderBot:

@@ -13,6 +13,7 @@ import grpc
 import pytest
 from arbiter.ladder import host as ladder_host
 from arbiter.ladder.model import BotVersion
+from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import convert
 from arbiter_wire.limits import MAX_LADDER_CONCURRENCY, UNVERSIONED
 from arbiter_wire.reasons import reason_of
@@ -79,6 +80,58 @@ def test_unknown_ladder_and_bad_concurrency_are_rejected(store_url):
             # The session goes on: a good join is still accepted.
             await ann.join(LADDER)
             await ann.expect("ladder_joined")
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_known_only_from_the_serve_flags_cannot_join(store_url):
+    """``serve --bot NAME=TOKEN`` bots may seek, but the store can keep no ladder result of theirs
+    (its ratings and ladder status rows belong to registered bots)."""
+
+    async def scenario() -> None:
+        async with ladder_lab(store_url, BOTS, flag_bots={"flagged": "flag-token"}) as lab:
+            flagged, ann = await lab.connect("flagged"), await lab.connect("ann")
+            assert flagged.welcome.bot_name == "flagged"
+            await flagged.join(LADDER)
+            rejected = await flagged.expect("ladder_rejected")
+            assert reason_of(rejected.status) == "BAD_REQUEST" and "registered" in rejected.status.message
+            await ann.join(LADDER)
+            await ann.expect("ladder_joined")
+            await asyncio.sleep(0.2)
+            assert lab.watch.started == []
+            # Casual matches (seeks) are still open to it.
+            for bot in (flagged, ann):
+                await bot.send(seek=pb.Seek(spec=convert.spec_to_pb("torrent", {"size": 5})))
+            [flagged_end], [ann_end] = await asyncio.gather(flagged.play(), ann.play())
+            assert flagged_end.match_id == ann_end.match_id
+            row = await eventually(
+                lambda: [
+                    r for r in lab.store.matches() if r.match_id == ann_end.match_id and r.status != "running"
+                ]
+            )
+            assert row[0].ladder is None and row[0].status == "finished"
+
+    asyncio.run(scenario())
+
+
+def test_a_result_for_an_absent_bot_from_the_flags_reaches_both(store_url):
+    """The store keeps no mail for a bot it does not know: that must not stop the result from
+    reaching the other seat, and the absent bot still gets it when it comes back."""
+    quick = convert.time_control_to_pb(TimeControl(base=5.0, per_decision=0.3))
+
+    async def scenario() -> None:
+        async with ladder_lab(store_url, BOTS, flag_bots={"flagged": "flag-token"}) as lab:
+            flagged, ann = await lab.connect("flagged"), await lab.connect("ann")
+            for bot in (flagged, ann):
+                spec = convert.spec_to_pb("torrent", {"size": 5})
+                await bot.send(seek=pb.Seek(spec=spec, time_control=quick))
+            await lab.watch.until(lambda w: len(w.started) == 1)
+            await flagged.close()  # away: its clock runs out
+            [ended] = await ann.play()
+            assert ended.result.reason == cpb.END_REASON_TIMEOUT
+            back = await lab.connect("flagged")
+            assert list(back.welcome.ended_match_ids) == [ended.match_id]
+            assert (await back.expect("match_ended")).match_id == ended.match_id
 
     asyncio.run(scenario())
 
