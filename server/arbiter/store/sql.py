@@ -349,14 +349,20 @@ class SqlStore:
         return out
 
     def current_versions(self, ladder: str) -> dict[str, str]:
-        """Each bot's version in its latest match on ``ladder`` (what the standings show)."""
+        """Each bot's version in its latest finished match on ``ladder`` (what the standings show).
+
+        Finished only: a new version's first match, running or aborted, has no rating yet, and
+        the bot would drop out of the standings until it had one.
+        """
         latest: dict[str, tuple[float, str]] = {}
         with self._read() as session:
             for seat_bot, seat_version in (
                 (Match.seat_1_bot, Match.seat_1_version),
                 (Match.seat_2_bot, Match.seat_2_version),
             ):
-                query = select(seat_bot, seat_version, Match.started_at).where(Match.ladder == ladder)
+                query = select(seat_bot, seat_version, Match.started_at).where(
+                    Match.ladder == ladder, Match.status == FINISHED
+                )
                 for bot, version, started in session.execute(query):
                     when = float(started or 0.0)
                     if bot not in latest or when >= latest[bot][0]:
