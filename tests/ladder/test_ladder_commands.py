@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,7 @@ from sqlalchemy import create_engine, text
 
 from tests.conftest import ROOT
 
-from .harness import serving
+from .harness import eventually, serving
 
 TOKEN = re.compile(r"\(shown only now\): (\S+)$")
 
@@ -225,6 +226,45 @@ def test_the_commands_read_a_ladder_that_was_played(store_url, tmp_path):
     arbiter(store_url, "matches", "export", one, "--out", str(single))
     assert [p.name for p in single.iterdir()] == [f"torrent-{one}.json"]
     assert CliRunner().invoke(main, ["replay", str(single / f"torrent-{one}.json")]).exit_code == 0
+
+
+async def _new_version_starts(url: str, tokens: dict[str, str], check) -> None:
+    """greedy connects as version 3 and a match starts (left unplayed, then aborted by the stop)."""
+    async with serving(url, tokens) as lab:
+        greedy, random = await lab.connect("greedy", "3"), await lab.connect("random", "1")
+        for bot in (greedy, random):
+            await bot.join("t5")
+        await lab.watch.until(lambda w: len(w.started) == 1)
+        await eventually(
+            lambda: (
+                lab.store.matches("t5", bot="greedy", limit=1)[0].seat_1.version == "3"
+                or lab.store.matches("t5", bot="greedy", limit=1)[0].seat_2.version == "3"
+            )
+        )
+        check()
+        await lab.stop(grace=0.1)
+    check()
+
+
+def test_standings_keep_a_bot_whose_new_version_has_no_result_yet(store_url):
+    arbiter(store_url, "db", "upgrade")
+    tokens = {name: token_of(arbiter(store_url, "bots", "add", name)) for name in ("greedy", "random")}
+    arbiter(store_url, "ladders", "add", "t5", "--game", "torrent", "--size", "5", "--base", "30")
+    asyncio.run(_play(store_url, tokens))
+
+    def check() -> None:
+        rows = json.loads(arbiter(store_url, "ladders", "standings", "t5", "--json").output)
+        assert [(row["bot"], row["version"]) for row in rows] == [("greedy", "2"), ("random", "1")]
+        assert [
+            line.split()[1] for line in arbiter(store_url, "ladders", "standings", "t5").output.splitlines()
+        ] == [
+            "greedy",
+            "random",
+        ]
+
+    asyncio.run(_new_version_starts(store_url, tokens, check))
+    statuses = Counter(row.status for row in SqlStore(store_url).matches("t5", limit=100))
+    assert statuses == {"finished": 10, "aborted": 1}
 
 
 @pytest.fixture
