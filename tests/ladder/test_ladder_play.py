@@ -180,7 +180,7 @@ def test_failures_in_a_row_pause_a_bot_and_joining_again_resumes_it(store_url):
                 if len(sleepy.ended) == len(steady.ended) == len(plan):
                     break
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.5)  # the paused bot gets no further match
+            await asyncio.sleep(0.3)  # the paused bot gets no further match
             sleepy_player.cancel()
             assert len(lab.watch.started) == len(plan)
             ends = [e.end for e in lab.watch.ended]

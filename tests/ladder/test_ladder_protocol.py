@@ -207,7 +207,7 @@ def test_leaving_stops_scheduling_and_the_running_match_finishes(store_url):
             # The next match is ben's and cat's; ann, who left, gets none.
             await lab.watch.until(lambda w: len(w.started) == 2)
             assert set(lab.watch.started[1].facts.bots.values()) == {"ben", "cat"}
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.2)
             assert len(lab.watch.started_for("ann")) == 1
             assert [row.status for row in lab.store.matches(LADDER, bot="ann")] == ["finished"]
 
@@ -230,7 +230,7 @@ def test_disconnecting_leaves(store_url):
             ben = await lab.connect("ben")
             await ben.join(LADDER)
             await ben.expect("ladder_joined")
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.2)
             assert lab.watch.started == []  # nobody to play: ann left when she disconnected
             ann = await lab.connect("ann")
             await ann.join(LADDER)
@@ -258,7 +258,7 @@ def test_running_matches_fill_the_slots_of_a_bot_that_joins_again(store_url, how
                 assert list(ann.welcome.resumed_match_ids) == [match_id]
             await ann.join(LADDER, max_concurrent=1)
             await ann.expect("ladder_joined", skip=("match_started", "turn"))
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(0.2)
             assert len(lab.watch.started) == 1 and lab.watch.peak["ann"] == 1
             # Once the match is over, ann's slot is free again (turns sent already are sent
             # again after a resume).
@@ -344,7 +344,6 @@ def test_challenges_beyond_the_daily_limit_are_resource_exhausted(store_url):
             for sent in range(limit):
                 await ann.challenge(LADDER, "ben", challenge_id=f"c{sent}")
                 await asyncio.gather(ann.play(), ben.play())
-                await asyncio.sleep(0.05)
             assert len(lab.watch.started) == 2 + limit
             await ann.challenge(LADDER, "ben", challenge_id="one-too-many")
             rejected = await ann.expect("ladder_rejected")
