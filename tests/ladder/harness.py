@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+from arbiter.ladder.adapters import BotsFromFlagsThenStore, StoreBots
 from arbiter.ladder.model import LadderConfig
 from arbiter.match.events import MatchEnded, MatchEvent, MatchStarted
 from arbiter.node import Arbiter, ArbiterConfig
@@ -30,6 +31,19 @@ from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 #: Quick Torrent: a 5 board, clocks long enough for instant bots on a busy test machine.
 TORRENT_5 = LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=30.0, increment=1.0))
 SURGE = LadderConfig("surge", "surge", {}, TimeControl(base=30.0, increment=1.0))
+
+
+async def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """Poll ``check`` until it returns something true (the store writer writes on its own
+    thread, a little after the events); that value."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"still {value!r} after {timeout} s")
+        await asyncio.sleep(0.02)
 
 
 class Watch:
@@ -106,8 +120,37 @@ class Lab:
 
 
 @contextlib.asynccontextmanager
+async def serving(
+    store_url: str, tokens: dict[str, str] | None = None, flag_bots: dict[str, str] | None = None
+) -> AsyncIterator[Lab]:
+    """An arbiter serving on the store at ``store_url`` as it is (``tokens``: the bots' tokens).
+    ``flag_bots``: bots as ``serve --bot NAME=TOKEN`` gives them (tried before the store's)."""
+    store = SqlStore(store_url)
+    config = ArbiterConfig(bots=BotDirectory())
+    if flag_bots:
+        for name, token in flag_bots.items():
+            config.bots.add(name, token)
+        config.bot_store = BotsFromFlagsThenStore(config.bots, StoreBots(store))
+    arbiter = Arbiter(config, store=store)
+    watch = Watch()
+    arbiter.bus.subscribe(watch)
+    server = await create_server(config, arbiter=arbiter)
+    lab = Lab(server, store, {**(tokens or {}), **(flag_bots or {})}, watch)
+    try:
+        yield lab
+    finally:
+        for bot in lab.bots:
+            await bot.close()
+        await lab.stop(0.1)  # what still runs is aborted
+        store.close()
+
+
+@contextlib.asynccontextmanager
 async def ladder_lab(
-    store_url: str, bots: Sequence[str], ladders: Sequence[LadderConfig] = (TORRENT_5,)
+    store_url: str,
+    bots: Sequence[str],
+    ladders: Sequence[LadderConfig] = (TORRENT_5,),
+    flag_bots: dict[str, str] | None = None,
 ) -> AsyncIterator[Lab]:
     """A store with ``bots`` registered and ``ladders`` added, and an arbiter serving on it."""
     store = SqlStore(store_url)
@@ -115,19 +158,9 @@ async def ladder_lab(
     tokens = {name: store.add_bot(name, "tests") for name in bots}
     for ladder in ladders:
         store.add_ladder(ladder)
-    config = ArbiterConfig(bots=BotDirectory())
-    arbiter = Arbiter(config, store=store)
-    watch = Watch()
-    arbiter.bus.subscribe(watch)
-    server = await create_server(config, arbiter=arbiter)
-    lab = Lab(server, store, tokens, watch)
-    try:
+    store.close()
+    async with serving(store_url, tokens, flag_bots) as lab:
         yield lab
-    finally:
-        for bot in lab.bots:
-            await bot.close()
-        await lab.stop(1.0)
-        store.close()
 
 
 class LadderBot:
@@ -177,17 +210,20 @@ class LadderBot:
         move = pb.Move(match_id=match_id, turn_id=turn_id, action=convert.action_to_pb(action))
         await self.send(move=move)
 
-    async def play(self, matches: int = 1, timeout: float = 10.0) -> list[pb.MatchEnded]:
+    async def play(
+        self, matches: int = 1, timeout: float = 10.0, known: Sequence[str] = ()
+    ) -> list[pb.MatchEnded]:
         """Play the next ``matches`` matches this bot is told of (the first legal action for each
-        turn) until they ended; turns of later matches are left unanswered. Their ends, in order."""
-        mine: list[str] = []
+        turn) until they ended; turns of later matches are left unanswered. Their ends, in order.
+        ``known``: matches already announced (their MatchStarted was read) that count first."""
+        mine: list[str] = list(known)
         ended: dict[str, pb.MatchEnded] = {}
         while len(ended) < matches:
             message = await self.next(timeout)
             kind = message.WhichOneof("kind")
             if kind == "match_started" and len(mine) < matches:
                 mine.append(message.match_started.match_id)
-            elif kind == "turn" and message.turn.match_id in mine:
+            elif kind == "turn" and message.turn.match_id in mine[:matches]:
                 legal = convert.legal_from_pb(message.turn.legal)
                 await self.move(message.turn.match_id, message.turn.turn_id, legal[0])
             elif kind == "match_ended" and message.match_ended.match_id in mine:

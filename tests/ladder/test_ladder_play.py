@@ -160,8 +160,8 @@ def test_surge_ladder_of_six_bots(store_url):
 
 
 # --- failures and pauses -----------------------------------------------------------------------
-#: A quick clock: a bot that does not answer times out after 0.2 s.
-QUICK = replace(TORRENT_5, control=TimeControl(base=5.0, increment=0.0, per_decision=0.2))
+#: A quick clock: a bot that does not answer times out after 0.25 s.
+QUICK = replace(TORRENT_5, control=TimeControl(base=5.0, increment=0.0, per_decision=0.25))
 
 
 def test_failures_in_a_row_pause_a_bot_and_joining_again_resumes_it(store_url):
@@ -184,7 +184,7 @@ def test_failures_in_a_row_pause_a_bot_and_joining_again_resumes_it(store_url):
                 if len(sleepy.ended) == len(steady.ended) == len(plan):
                     break
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.5)  # the paused bot gets no further match
+            await asyncio.sleep(0.3)  # the paused bot gets no further match
             sleepy_player.cancel()
             assert len(lab.watch.started) == len(plan)
             ends = [e.end for e in lab.watch.ended]

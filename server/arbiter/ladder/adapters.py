@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import structlog
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
 from ..sessions.auth import BotDirectory
 from ..sessions.identity import BotIdentity
-from ..store import SqlStore
+from ..sessions.registry import MemoryMailbox
+from ..store import SqlStore, StoreError
 from .model import BotVersion, LadderConfig
 from .ratings import RatingTally
+
+log = structlog.get_logger("arbiter")
 
 
 class StoreBots:
@@ -39,16 +43,27 @@ class BotsFromFlagsThenStore:
 
 
 class StoreMailbox:
-    """Results an absent bot missed, kept in the store (no cap, nothing lost to a restart)."""
+    """Results an absent bot missed, kept in the store (no cap, nothing lost to a restart).
+
+    Mail the store cannot keep (a bot from ``serve --bot`` or a tokens file is not registered
+    there, so its mail breaks a foreign key; or the database is away) waits in memory instead:
+    the error must not stop the same result from going to the other seat.
+    """
 
     def __init__(self, store: SqlStore) -> None:
         self.store = store
+        self.memory = MemoryMailbox()
 
     def put(self, bot_name: str, message: pb.PlayResponse) -> None:
-        self.store.add_mail(bot_name, message.match_ended.match_id, message.SerializeToString())
+        try:
+            self.store.add_mail(bot_name, message.match_ended.match_id, message.SerializeToString())
+        except StoreError as exc:
+            log.warning("mail_kept_in_memory", bot=bot_name, error=str(exc)[:200])
+            self.memory.put(bot_name, message)
 
     def take(self, bot_name: str) -> list[pb.PlayResponse]:
-        return [pb.PlayResponse.FromString(payload) for _, payload in self.store.take_mail(bot_name)]
+        stored = [pb.PlayResponse.FromString(payload) for _, payload in self.store.take_mail(bot_name)]
+        return stored + self.memory.take(bot_name)
 
 
 class StoreLadders:
@@ -59,6 +74,9 @@ class StoreLadders:
 
     def get_ladder(self, name: str) -> LadderConfig | None:
         return self.store.get_ladder(name)
+
+    def registered(self, bot: str) -> bool:
+        return self.store.get_bot(bot) is not None
 
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
         return {row.version: row.tally for row in self.store.ratings(ladder)}

@@ -51,6 +51,10 @@ class LadderStore(Protocol):
 
     def get_ladder(self, name: str) -> LadderConfig | None: ...
 
+    def registered(self, bot: str) -> bool:
+        """Whether ``bot`` is registered in the store (its ratings and status rows need that)."""
+        ...
+
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]: ...
 
     def paused(self, ladder: str, bot: str) -> str | None: ...
@@ -193,6 +197,13 @@ class LadderHost:
                 reasons.BAD_REQUEST, f"max_concurrent must be between 1 and {MAX_LADDER_CONCURRENCY}"
             )
         ladder = self._ladder(name)
+        if not self.store.registered(bot):
+            # A bot from `serve --bot` or a tokens file: the store could keep none of its results.
+            raise LadderRefused(
+                reasons.BAD_REQUEST,
+                f"bot {bot} is not registered in the arbiter's store (arbiter bots add): "
+                "only registered bots play on ladders",
+            )
         paused = self.store.paused(name, bot) or ""
         if paused:
             self.store.resume_bot(name, bot)  # joining again resumes a paused bot

@@ -118,6 +118,12 @@ class SqlStore:
         with self._read() as session:
             return [convert.bot_row(bot) for bot in session.scalars(select(Bot).order_by(Bot.name))]
 
+    def get_bot(self, name: str) -> BotRow | None:
+        """The registered bot ``name``, or None."""
+        with self._read() as session:
+            bot = session.get(Bot, name)
+            return None if bot is None else convert.bot_row(bot)
+
     def authenticate(self, token: str) -> BotRow | None:
         """The bot whose token this is (disabled bots too: the caller decides), or None."""
         if not token:
@@ -343,14 +349,20 @@ class SqlStore:
         return out
 
     def current_versions(self, ladder: str) -> dict[str, str]:
-        """Each bot's version in its latest match on ``ladder`` (what the standings show)."""
+        """Each bot's version in its latest finished match on ``ladder`` (what the standings show).
+
+        Finished only: a new version's first match, running or aborted, has no rating yet, and
+        the bot would drop out of the standings until it had one.
+        """
         latest: dict[str, tuple[float, str]] = {}
         with self._read() as session:
             for seat_bot, seat_version in (
                 (Match.seat_1_bot, Match.seat_1_version),
                 (Match.seat_2_bot, Match.seat_2_version),
             ):
-                query = select(seat_bot, seat_version, Match.started_at).where(Match.ladder == ladder)
+                query = select(seat_bot, seat_version, Match.started_at).where(
+                    Match.ladder == ladder, Match.status == FINISHED
+                )
                 for bot, version, started in session.execute(query):
                     when = float(started or 0.0)
                     if bot not in latest or when >= latest[bot][0]:
