@@ -202,7 +202,7 @@ def test_leaving_stops_scheduling_and_the_running_match_finishes(store_url):
             await cat.join(LADDER)  # waits: both others are playing
             await ann.leave(LADDER)
             await asyncio.sleep(0.1)
-            [ann_end], [ben_end] = await asyncio.gather(ann.play(), ben.play())
+            [ann_end], [_ben_end] = await asyncio.gather(ann.play(), ben.play())
             assert ann_end.result.reason != cpb.END_REASON_ABORTED
             # The next match is ben's and cat's; ann, who left, gets none.
             await lab.watch.until(lambda w: len(w.started) == 2)
@@ -292,7 +292,7 @@ async def _quiet_pair(lab) -> tuple[LadderBot, LadderBot, LadderBot, LadderBot]:
 def test_a_challenge_starts_a_match_between_exactly_those_two(store_url):
     async def scenario() -> None:
         async with ladder_lab(store_url, BOTS) as lab:
-            ann, ben, cat, dan = await _quiet_pair(lab)
+            ann, ben, _cat, _dan = await _quiet_pair(lab)
             await ann.challenge(LADDER, "ben", challenge_id="c-1")
             await lab.watch.until(lambda w: len(w.started) == 3)
             challenged = lab.watch.started[2]
@@ -317,7 +317,7 @@ def test_a_challenge_starts_a_match_between_exactly_those_two(store_url):
 def test_challenges_to_bots_not_joined_are_refused(store_url):
     async def scenario() -> None:
         async with ladder_lab(store_url, BOTS) as lab:
-            ann, ben, cat, dan = await _quiet_pair(lab)
+            ann, _ben, _cat, _dan = await _quiet_pair(lab)
             eve = await lab.connect("eve")  # connected, not joined
             for opponent in ("eve", "nobody", "ann"):
                 await ann.challenge(LADDER, opponent, challenge_id=opponent)
@@ -340,7 +340,7 @@ def test_challenges_beyond_the_daily_limit_are_resource_exhausted(store_url):
 
     async def scenario() -> None:
         async with ladder_lab(store_url, BOTS) as lab:
-            ann, ben, cat, dan = await _quiet_pair(lab)
+            ann, ben, _cat, _dan = await _quiet_pair(lab)
             for sent in range(limit):
                 await ann.challenge(LADDER, "ben", challenge_id=f"c{sent}")
                 await asyncio.gather(ann.play(), ben.play())
@@ -364,7 +364,7 @@ def test_a_challenge_match_counts_like_any_ladder_match(store_url):
 
     async def scenario() -> None:
         async with ladder_lab(store_url, BOTS) as lab:
-            ann, ben, cat, dan = await _quiet_pair(lab)
+            ann, ben, _cat, _dan = await _quiet_pair(lab)
             await ann.challenge(LADDER, "ben")
             [ann_end], [ben_end] = await asyncio.gather(ann.play(), ben.play())
             assert ann_end.match_id == ben_end.match_id

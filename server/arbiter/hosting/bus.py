@@ -25,4 +25,4 @@ class EventBus:
             try:
                 listener(event)
             except Exception:
-                log.exception("listener_failed", listener=repr(listener), event=type(event).__name__)
+                log.exception("listener_failed", listener=repr(listener), kind=type(event).__name__)

@@ -23,6 +23,9 @@ class MemoryLadders:
     def get_ladder(self, name: str) -> LadderConfig | None:
         return self.configs.get(name)
 
+    def registered(self, bot: str) -> bool:
+        return True  # nothing is stored, so any bot the arbiter knows may join
+
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
         return dict(self.tallies.get(ladder, {}))
 
