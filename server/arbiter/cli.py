@@ -192,9 +192,24 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     help="The store: sqlite:///FILE or postgresql://..., or 'none' to keep nothing (no ladders)"
     " [default: sqlite:///arbiter.db here]",
 )
+@click.option(
+    "--web",
+    "web_address",
+    default=None,
+    metavar="HOST:PORT",
+    help="Also serve the web pages (ladders, bots, replays, live matches) at HOST:PORT (docs/web.md).",
+)
+@click.option(
+    "--live-delay",
+    "live_delay",
+    multiple=True,
+    metavar="[LADDER=]N",
+    help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
+)
 @_policy_options
 def serve(
     database: str | None,
+    web_address: str | None,
     host: str,
     port: int,
     bot_specs: tuple[str, ...],
@@ -207,6 +222,7 @@ def serve(
     per_decision: float | None,
     on_timeout: str,
     on_illegal: str,
+    live_delay: tuple[str, ...],
 ) -> None:
     """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
     import asyncio
@@ -256,16 +272,32 @@ def serve(
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
     )
+    from .cli_web import parse_address, parse_delays
     from .node import Arbiter
+
+    web_at = parse_address(web_address) if web_address else None
+    if web_at is not None and store is None:
+        fail("--web needs a store (the pages show its ladders): drop --database none", 2)
+    delays = parse_delays(live_delay)
 
     async def run() -> None:
         import structlog
 
+        from .web.app import WebServer, create_app
+        from .web.live import LiveHub
+
+        hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
+        arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
-            server = await create_server(config, host, port, arbiter=Arbiter(config, store=store))
+            server = await create_server(config, host, port, arbiter=arbiter)
         # The first line on standard output, so that a script (or a test) that asked for
         # --port 0 learns the port; the JSON log on standard error says it too ("serving").
         click.echo(f"listening on {server.address}")
+        web = None
+        if web_at is not None and store is not None:
+            web = WebServer(create_app(store, hub, arbiter.sessions.connected), *web_at)
+            await web.start()
+            click.echo(f"web pages on {web.address}")
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
@@ -281,11 +313,13 @@ def serve(
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
+        if web is not None:
+            await web.stop()
         log.info("stopped")
 
     try:
         asyncio.run(run())
-    except BindError as exc:
+    except OSError as exc:  # BindError, or the web pages' port
         fail(str(exc))
     finally:
         if store is not None:
@@ -450,9 +484,10 @@ def replay(file: str, quiet: bool) -> None:
 
 
 def _register_store_commands() -> None:
-    from .cli_ladder import register
+    from . import cli_ladder, cli_web
 
-    register(main)
+    cli_ladder.register(main)
+    cli_web.register(main)
 
 
 _register_store_commands()
