@@ -49,7 +49,8 @@ def test_the_live_page_of_a_running_match_updates_without_reloading(
     before = card.locator(".ply").inner_text()
     selector = f'section.live-match[data-match="{running}"] .ply'
     live.wait_for_function(
-        "([selector, before]) => document.querySelector(selector).textContent !== before", arg=[selector, before]
+        "([selector, before]) => document.querySelector(selector).textContent !== before",
+        arg=[selector, before],
     )
     screenshot(live, "live")
     # When the match ends, its page turns into the replay.
@@ -116,11 +117,16 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
         hidden = hidden_values(state)
         hidden_seen += len(hidden)
         check_frame_svg(frame["svg"], hidden)
+        # The action's text would tell the value (7@c2): it is not sent while the match runs.
+        assert frame["action"] is None
+        text = json.dumps(frame)
+        assert not [f"{v}@{sq}" for sq, v in hidden.items() if f"{v}@{sq}" in text]
         assert "hand" not in frame["view"] and "supply" not in frame["view"]
     assert hidden_seen > 0, "the match never had a face-down stone: the check proved nothing"
     assert pages, "the live page was never fetched while the match ran"
     for step, html in pages:
         board = html.split('<div id="board"', 1)[1].split("</svg>", 1)[0]
         check_frame_svg(board, hidden_values(states[step]))
+        assert not [f"{v}@{sq}" for sq, v in hidden_values(states[step]).items() if f"{v}@{sq}" in html]
         # The page lists the moves played so far, and no later one.
         assert f'data-ply="{step + 1}"' not in html

@@ -101,6 +101,7 @@ def check_replay_with_the_keyboard(site: Site, page: Any, ladder: str, shot: str
     # Each move shows the time it took and both clocks.
     first_move = page.locator('#moves tr[data-ply="1"] td').all_inner_texts()
     assert first_move[3].endswith("s") and first_move[4].endswith("s") and first_move[5].endswith("s")
+    page.goto(f"{site.url}/matches/{match_id}?step={last // 2}")
     screenshot(page, shot)
 
 

@@ -188,8 +188,12 @@ class LiveHub:
         auto: str | None,
         state: object,
     ) -> Frame:
-        # The only thing taken from the engine's state: the public view.
+        # The only thing taken from the engine's state: the public view. In a game with hidden
+        # information the action's text may tell what the view hides (Surge's ``7@c2`` is a
+        # face-down value): it is left out until the match is over (the record has it then).
         view = game.public_view(state)
+        if game.hidden_information:
+            action = None
         return Frame(
             match_id, ply, seat, action, charged, dict(clocks), auto, public_dict(view), board_svg(view)
         )

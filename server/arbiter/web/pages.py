@@ -37,6 +37,8 @@ from .models import (
 from .svg import board_svg
 
 TOP = 5
+#: What a running match's move list shows for an action whose text would tell a hidden value.
+HIDDEN = "(hidden)"
 RECENT = 30
 
 
@@ -336,11 +338,11 @@ def match_page(
     visible = live.visible() if live is not None else []
     moves = [
         MoveOut(
-            ply=frame.ply, seat=frame.seat, action=frame.action, charged=frame.charged,
+            ply=frame.ply, seat=frame.seat, action=frame.action or HIDDEN, charged=frame.charged,
             clocks=dict(frame.clocks), auto=frame.auto,
         )
         for frame in visible
-        if frame.seat is not None and frame.action is not None
+        if frame.seat is not None
     ]  # fmt: skip
     page = MatchPage(
         match=match_summary(row), live=True, moves=moves, record_url=None,

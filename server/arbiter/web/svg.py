@@ -20,7 +20,7 @@ from arbiter_games.surge_game import SurgePublicView
 
 from ..store.rows import RatingPoint
 
-HEX = 20.0  # a hex cell's radius, px
+HEX = 24.0  # a hex cell's radius, px
 SQUARE = 44.0  # a Surge square's side, px
 COLOURS = {"B": "#1d1d1f", "W": "#f4f4f0", "blue": "#2f6fdf", "orange": "#f08a24"}
 PALETTE = ("#2f6fdf", "#f08a24", "#2aa876", "#c0392b", "#8e44ad", "#7f8c8d", "#16a085", "#d35400")
@@ -169,9 +169,10 @@ def surge_svg(view: SurgePublicView, revealed: Mapping[str, int]) -> str:
     hands = dict(view.hand_sizes)
     supplies = dict(view.supply_sizes)
     parts.append(
-        f'<text x="{margin:.0f}" y="{size + 14:.0f}" font-size="12">Blue {view.blue_score} '
+        f'<text x="{margin:.0f}" y="{size + 2:.0f}" font-size="12">Blue {view.blue_score} '
         f"(hand {hands.get('blue', 0)}, supply {supplies.get('blue', 0)}) · Orange {view.orange_score} "
-        f"(hand {hands.get('orange', 0)}, supply {supplies.get('orange', 0)}) · round {view.round}"
+        f"(hand {hands.get('orange', 0)}, supply {supplies.get('orange', 0)})</text>"
+        f'<text x="{margin:.0f}" y="{size + 18:.0f}" font-size="12">round {view.round}'
         f"{' · over' if view.over else ''}</text>"
     )
     parts.append("</svg>")
