@@ -90,7 +90,15 @@ def conformance(files: tuple[str, ...]) -> None:
 @click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
 @click.option("--no-colour", is_flag=True, help="Plain text boards.")
 @click.option("--stay", is_flag=True, help="Stay open for guest bots after the programme, until Ctrl-C.")
-def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> None:
+@click.option(
+    "--web",
+    "web_address",
+    default="127.0.0.1:0",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="Where to serve the web pages (live boards, replays); port 0 picks a free one; 'none': no pages.",
+)
+def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool, web_address: str) -> None:
     """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC.
 
     It prints a command that connects a bot of your own as a guest: a house bot plays it.
@@ -107,7 +115,10 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> N
     except BindError as exc:
         fail(str(exc), 2)
     configure_logging("warning", json=False)
-    config = DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour, stay=stay)
+    from .cli_web import parse_address
+
+    web = None if web_address == "none" else parse_address(web_address)
+    config = DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour, stay=stay, web=web)
 
     async def run() -> None:
         stop = asyncio.Event()
@@ -125,7 +136,7 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> N
 
     try:
         asyncio.run(run())
-    except BindError as exc:
+    except OSError as exc:  # BindError, or the web pages' port
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\nstopped")

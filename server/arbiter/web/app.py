@@ -137,7 +137,8 @@ def create_app(
     # --- pages ------------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        return html(request, "index.html", ladders=pages.index(store, live), live_on=live is not None)
+        recent = [pages.match_summary(row) for row in store.match_rows(limit=20)]
+        return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
 
     @app.get("/ladders/{name}", response_class=HTMLResponse, include_in_schema=False)
     def ladder(request: Request, name: str) -> HTMLResponse:
