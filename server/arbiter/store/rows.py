@@ -166,8 +166,8 @@ class BotResult:
 class LadderFacts:
     """What the standings show besides the ratings: versions, last games, failures, pauses."""
 
-    #: Each bot's latest match start on the ladder, and the version it played.
-    latest_start: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: Each bot's last ended match on the ladder, and the version it played then.
+    latest_game: dict[str, tuple[float, str]] = field(default_factory=dict)
     last_game: dict[BotVersion, float] = field(default_factory=dict)
     failures: dict[BotVersion, dict[str, int]] = field(default_factory=dict)
     paused: dict[str, str] = field(default_factory=dict)

@@ -43,9 +43,9 @@ RECENT = 30
 
 
 def standings(store: SqlStore, ladder: str) -> list[Standing]:
-    """Each bot's current version (the one of its latest match), best first by mu - 3 sigma."""
+    """Each bot's current version (the one of its last game), best first by mu - 3 sigma."""
     facts = store.ladder_facts(ladder)
-    current = {bot: version for bot, (_, version) in facts.latest_start.items()}
+    current = {bot: version for bot, (_, version) in facts.latest_game.items()}
     rows: list[Standing] = []
     for row in store.ratings(ladder):
         version = row.version
