@@ -164,7 +164,9 @@ class BotResult:
 
 @dataclass
 class LadderFacts:
-    """What the standings show besides the ratings: versions, last games, failures, pauses."""
+    """What the standings show: the ratings (best first), versions, last games, failures, pauses."""
+
+    ratings: list[RatingRow] = field(default_factory=list)
 
     #: Each bot's last ended match on the ladder, and the version it played then.
     latest_game: dict[str, tuple[float, str]] = field(default_factory=dict)

@@ -107,8 +107,6 @@ class Match(Base):
         Index(None, "ladder", "started_at"),
         Index(None, "ladder", "seat_1_bot", "seat_1_version", "ended_at"),
         Index(None, "ladder", "seat_2_bot", "seat_2_version", "ended_at"),
-        Index(None, "seat_1_bot", "started_at"),
-        Index(None, "seat_2_bot", "started_at"),
         Index(None, "ladder", "faulty_seat"),
     )
 

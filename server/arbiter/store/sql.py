@@ -18,6 +18,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, defer, sessionmaker
 
 from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination
+from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
 from . import convert, migrate
@@ -498,8 +499,9 @@ class SqlStore:
         return out
 
     def ladder_facts(self, ladder: str) -> LadderFacts:
-        """What the standings add to the ratings of ``ladder``: each rated bot version's last game
-        (a bot's current version is the one of its last game), failures by kind, pauses."""
+        """The ratings of ``ladder`` (as ``ratings`` gives them) and what the standings add: each
+        rated bot version's last game (a bot's current version is the one of its last game),
+        failures by kind, pauses."""
         facts = LadderFacts()
 
         def latest(seat_bot: Any, seat_version: Any, column: Any) -> Any:
@@ -511,15 +513,26 @@ class SqlStore:
             )
 
         seats = ((Match.seat_1_bot, Match.seat_1_version), (Match.seat_2_bot, Match.seat_2_version))
-        times = select(
-            Rating.bot, Rating.version, *(latest(bot, version, Match.ended_at) for bot, version in seats)
-        ).where(Rating.ladder == ladder)
+        ordinal = Rating.mu - 3 * Rating.sigma
+        rated = (
+            select(
+                Rating.bot, Rating.version, Rating.mu, Rating.sigma, Rating.games, Rating.wins,
+                Rating.losses, Rating.draws, Rating.updated_at,
+                *(latest(bot, version, Match.ended_at) for bot, version in seats),
+            )
+            .where(Rating.ladder == ladder)
+            .order_by(ordinal.desc(), Rating.bot, Rating.version)
+        )  # fmt: skip
         with self._read() as session:
-            for bot, version, *found in session.execute(times):
+            for row in session.execute(rated):
+                bot, version, mu, sigma, games, wins, losses, draws, updated, *found = row
+                key = BotVersion(bot, version)
+                tally = RatingTally(RatingValue(mu, sigma), games, wins, losses, draws)
+                facts.ratings.append(RatingRow(ladder, key, tally, _epoch(updated) or 0.0))
                 ends = [when for when in map(_epoch, found) if when is not None]
                 if not ends:
                     continue
-                facts.last_game[BotVersion(bot, version)] = last = max(ends)
+                facts.last_game[key] = last = max(ends)
                 if last >= facts.latest_game.get(bot, (float("-inf"), ""))[0]:
                     facts.latest_game[bot] = (last, version)
             failing = (

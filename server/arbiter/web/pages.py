@@ -47,7 +47,7 @@ def standings(store: SqlStore, ladder: str) -> list[Standing]:
     facts = store.ladder_facts(ladder)
     current = {bot: version for bot, (_, version) in facts.latest_game.items()}
     rows: list[Standing] = []
-    for row in store.ratings(ladder):
+    for row in facts.ratings:
         version = row.version
         if current.get(version.bot) != version.version:
             continue

@@ -1,5 +1,6 @@
-"""Indexes for the web pages' reads: matches by start (all, a ladder's, a bot's), each bot version's
-last game on a ladder (one seek per row of the standings), a ladder's failed matches.
+"""Indexes for the web pages' reads: the latest matches (all, a ladder's), each bot version's last
+game on a ladder (a few index entries per row of the standings), a ladder's failed matches. Few,
+since every index costs each match's writes.
 
 Revision ID: 0002
 Revises: 0001
@@ -24,8 +25,6 @@ INDEXES = {
     "ix_matches_ladder_seat_2_bot_seat_2_version_ended_at": [
         "ladder", "seat_2_bot", "seat_2_version", "ended_at",
     ],
-    "ix_matches_seat_1_bot_started_at": ["seat_1_bot", "started_at"],
-    "ix_matches_seat_2_bot_started_at": ["seat_2_bot", "started_at"],
     "ix_matches_ladder_faulty_seat": ["ladder", "faulty_seat"],
 }  # fmt: skip
 
