@@ -79,6 +79,8 @@ def hidden_values(state: object) -> dict[str, int]:
 def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site: Site, running: str) -> None:
     frames: list[dict[str, Any]] = []
     pages: list[tuple[int, str]] = []
+    api: list[dict[str, Any]] = []
+    api_live: list[dict[str, Any]] = []
     with httpx.Client(base_url=site.url, timeout=60) as client:
         with client.stream("GET", f"/matches/{running}/events") as stream:
             kind = ""
@@ -92,6 +94,11 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
                         if 'id="live-status"' in html:
                             step = int(re.search(r'<div id="board" data-step="(\d+)"', html).group(1))
                             pages.append((step, html))
+                        answer = client.get(f"/api/matches/{running}").json()
+                        if answer["live"]:
+                            api.append(answer)
+                            assert client.get(f"/api/matches/{running}/record").status_code == 404
+                        api_live.extend(m for m in client.get("/api/live").json() if m["match_id"] == running)
                 elif kind == "end":
                     break
     record = wait_for(lambda: site.store.match_record(running), 20, "the record")
@@ -130,3 +137,14 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
         assert not [f"{v}@{sq}" for sq, v in hidden_values(states[step]).items() if f"{v}@{sq}" in html]
         # The page lists the moves played so far, and no later one.
         assert f'data-ply="{step + 1}"' not in html
+    # The API, while the match runs: public views only, no action's text.
+    assert api and api_live, "the API was never asked while the match ran"
+    api_frames = [frame for answer in api for frame in answer["frames"]]
+    api_frames += [match["frame"] for match in api_live if match["frame"] is not None]
+    for frame in api_frames:
+        state = states[frame["ply"]]
+        assert frame["view"] == json.loads(json.dumps(dataclasses.asdict(game.public_view(state))))
+        assert frame["action"] is None
+    for answer in api:
+        assert {move["action"] for move in answer["moves"]} <= {"(hidden)"}
+        assert answer["record_url"] is None
