@@ -26,7 +26,7 @@ from fastapi.templating import Jinja2Templates
 
 from .. import __version__
 from ..store import SqlStore
-from . import pages
+from . import fragments, pages
 from .live import Frame, LiveHub, LiveMatch, Update
 from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
 from .svg import rating_chart
@@ -59,6 +59,7 @@ def create_app(
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
     templates.env.filters["seconds"] = _seconds
+    templates.env.globals["standings_rows"] = fragments.standings_rows
     cache = pages.ReplayCache()
     app.state.store = store
     app.state.live = live
