@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -44,9 +45,13 @@ def public_dict(view: object) -> dict[str, Any]:
     raise TypeError(f"not a public view: {type(view).__name__}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Frame:
-    """One position of a match as a spectator sees it (``ply`` 0: the start)."""
+    """One position of a match as a spectator sees it (``ply`` 0: the start).
+
+    ``public`` is the game's public view, the only thing a frame holds of the engine's state; its
+    JSON form and its SVG are made from it when asked (a running match keeps one frame per move).
+    """
 
     match_id: str
     ply: int
@@ -55,9 +60,16 @@ class Frame:
     charged: float | None
     clocks: Mapping[str, float | None]
     auto: str | None
-    view: Mapping[str, Any]
-    svg: str
+    public: object
     over: bool = False
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return public_dict(self.public)
+
+    @property
+    def svg(self) -> str:
+        return _svg_of(self)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -194,9 +206,7 @@ class LiveHub:
         view = game.public_view(state)
         if game.hidden_information:
             action = None
-        return Frame(
-            match_id, ply, seat, action, charged, dict(clocks), auto, public_dict(view), board_svg(view)
-        )
+        return Frame(match_id, ply, seat, action, charged, dict(clocks), auto, view)
 
     def _add(self, match: LiveMatch, frame: Frame) -> None:
         match.frames.append(frame)
@@ -240,6 +250,12 @@ class LiveHub:
 
     def unsubscribe(self, match_id: str | None, queue: asyncio.Queue[Update]) -> None:
         self._subscribers.get(match_id, set()).discard(queue)
+
+
+@functools.lru_cache(maxsize=512)
+def _svg_of(frame: Frame) -> str:
+    """A frame's board (the latest frames are drawn once for all their spectators)."""
+    return board_svg(frame.public)
 
 
 def _ply_of(game: GameDef, state: object) -> int:
