@@ -90,7 +90,15 @@ def conformance(files: tuple[str, ...]) -> None:
 @click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
 @click.option("--no-colour", is_flag=True, help="Plain text boards.")
 @click.option("--stay", is_flag=True, help="Stay open for guest bots after the programme, until Ctrl-C.")
-def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> None:
+@click.option(
+    "--web",
+    "web_address",
+    default="127.0.0.1:0",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="Where to serve the web pages (live boards, replays); port 0 picks a free one; 'none': no pages.",
+)
+def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool, web_address: str) -> None:
     """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC.
 
     It prints a command that connects a bot of your own as a guest: a house bot plays it.
@@ -107,7 +115,10 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> N
     except BindError as exc:
         fail(str(exc), 2)
     configure_logging("warning", json=False)
-    config = DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour, stay=stay)
+    from .cli_web import parse_address
+
+    web = None if web_address == "none" else parse_address(web_address)
+    config = DemoConfig(port=port, delay=delay, rounds=rounds, colour=not no_colour, stay=stay, web=web)
 
     async def run() -> None:
         stop = asyncio.Event()
@@ -125,7 +136,7 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool) -> N
 
     try:
         asyncio.run(run())
-    except BindError as exc:
+    except OSError as exc:  # BindError, or the web pages' port
         fail(str(exc))
     except KeyboardInterrupt:
         click.echo("\nstopped")
@@ -192,9 +203,24 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     help="The store: sqlite:///FILE or postgresql://..., or 'none' to keep nothing (no ladders)"
     " [default: sqlite:///arbiter.db here]",
 )
+@click.option(
+    "--web",
+    "web_address",
+    default=None,
+    metavar="HOST:PORT",
+    help="Also serve the web pages (ladders, bots, replays, live matches) at HOST:PORT (docs/web.md).",
+)
+@click.option(
+    "--live-delay",
+    "live_delay",
+    multiple=True,
+    metavar="[LADDER=]N",
+    help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
+)
 @_policy_options
 def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
     database: str | None,
+    web_address: str | None,
     host: str,
     port: int,
     bot_specs: tuple[str, ...],
@@ -207,6 +233,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     per_decision: float | None,
     on_timeout: str,
     on_illegal: str,
+    live_delay: tuple[str, ...],
 ) -> None:
     """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
     import asyncio
@@ -256,16 +283,32 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
     )
+    from .cli_web import parse_address, parse_delays
     from .node import Arbiter
+
+    web_at = parse_address(web_address) if web_address else None
+    if web_at is not None and store is None:
+        fail("--web needs a store (the pages show its ladders): drop --database none", 2)
+    delays = parse_delays(live_delay)
 
     async def run() -> None:
         import structlog
 
+        from .web.app import WebServer, create_app
+        from .web.live import LiveHub
+
+        hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
+        arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
-            server = await create_server(config, host, port, arbiter=Arbiter(config, store=store))
+            server = await create_server(config, host, port, arbiter=arbiter)
         # The first line on standard output, so that a script (or a test) that asked for
         # --port 0 learns the port; the JSON log on standard error says it too ("serving").
         click.echo(f"listening on {server.address}")
+        web = None
+        if web_at is not None and store is not None:
+            web = WebServer(create_app(store, hub, arbiter.sessions.connected), *web_at)
+            await web.start()
+            click.echo(f"web pages on {web.address}")
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
@@ -281,11 +324,13 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
+        if web is not None:
+            await web.stop()
         log.info("stopped")
 
     try:
         asyncio.run(run())
-    except BindError as exc:
+    except OSError as exc:  # BindError, or the web pages' port
         fail(str(exc))
     finally:
         if store is not None:
@@ -450,9 +495,10 @@ def replay(file: str, quiet: bool) -> None:
 
 
 def _register_store_commands() -> None:
-    from .cli_ladder import register
+    from . import cli_ladder, cli_web
 
-    register(main)
+    cli_ladder.register(main)
+    cli_web.register(main)
 
 
 _register_store_commands()

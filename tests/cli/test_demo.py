@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 from arbiter.cli import main
@@ -34,6 +36,8 @@ def test_demo_ends_with_a_summary_and_draws_names_and_scores():
     # The invitation works from a fresh shell (an absolute interpreter) and says how long it lasts.
     assert f"{shlex.quote(sys.executable)} -m arbiter_bot.examples.random_bot" in out
     assert "--stay" in out
+    # The web pages too (a free port by default).
+    assert "Watch on the web: http://127.0.0.1:" in out
 
 
 def read_lines(stream, lines: list[str]) -> None:
@@ -74,6 +78,11 @@ def test_a_guest_started_from_a_fresh_shell_gets_a_game_and_stay_keeps_the_demo_
         assert guest.returncode == 0, guest.stderr
         assert " vs house " in guest.stdout, guest.stdout + guest.stderr
         assert demo.poll() is None  # still open after the programme and the guest's game
+        # The web page lists the demo's matches, the guest's too.
+        web = wait_for(lines, "Watch on the web: ").split("Watch on the web: ")[1].split("/live")[0]
+        with urllib.request.urlopen(f"{web}/api/matches?bot=guest", timeout=10) as answer:
+            matches = json.load(answer)
+        assert [{m["seat_1"]["bot"], m["seat_2"]["bot"]} for m in matches] == [{"guest", "house"}]
         demo.send_signal(signal.SIGINT)
         demo.wait(timeout=30)
     finally:

@@ -55,6 +55,8 @@ class DemoConfig:
     colour: bool = True
     #: Stay open for guests after the programme, until stopped (Ctrl-C).
     stay: bool = False
+    #: Also serve the web pages (live boards, replays) at (host, port); port 0 picks a free one.
+    web: tuple[str, int] | None = None
 
 
 def _slow(bot: Any, delay: float) -> Any:
@@ -108,7 +110,7 @@ def result_line(event: MatchEnded) -> str:
     )
 
 
-async def run_demo(  # noqa: C901 - the demo's script, in the order a newcomer sees it
+async def run_demo(
     config: DemoConfig,
     console: Console | None = None,
     stop: asyncio.Event | None = None,
@@ -118,12 +120,9 @@ async def run_demo(  # noqa: C901 - the demo's script, in the order a newcomer s
 
     ``stop`` (set on Ctrl-C by the command) ends the demo at any moment; a summary of the games
     played, the guest's included, ends the output either way. ``binding()`` surrounds the start of
-    the server (the command holds back gRPC's own report of a failed bind there).
+    the server (the command holds back gRPC's own report of a failed bind there). With ``web``
+    the web pages show the demo's matches too (from a throwaway store).
     """
-    from arbiter_bot.bot import Bot
-    from arbiter_bot.client import run_bot
-    from arbiter_bot.local import load_bot
-
     console = console or Console(highlight=False)
     stop = stop or asyncio.Event()
     bots = BotDirectory()
@@ -168,12 +167,52 @@ async def run_demo(  # noqa: C901 - the demo's script, in the order a newcomer s
             ended(event)
 
     arbiter_config = ArbiterConfig(bots=bots, default_control=GUEST_CONTROL)
-    arbiter = Arbiter(arbiter_config, listeners=[follow])
+    with contextlib.ExitStack() as cleanup:
+        return await _run(config, console, stop, binding, arbiter_config, follow, finished, names, cleanup)
+
+
+async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees it
+    config: DemoConfig,
+    console: Console,
+    stop: asyncio.Event,
+    binding: Callable[[], AbstractContextManager[Any]],
+    arbiter_config: ArbiterConfig,
+    follow: Callable[[MatchEvent], None],
+    finished: list[MatchEnded],
+    names: list[str],
+    cleanup: contextlib.ExitStack,
+) -> list[MatchEnded]:
+    from arbiter_bot.bot import Bot
+    from arbiter_bot.client import run_bot
+    from arbiter_bot.local import load_bot
+
+    web = None
+    if config.web is not None:
+        # The web pages read a store: a throwaway SQLite file for the demo's matches.
+        import tempfile
+        from pathlib import Path
+
+        from ..store import SqlStore
+        from ..web.app import WebServer, create_app
+        from ..web.live import LiveHub
+
+        folder = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="arbiter-demo-")))
+        store = SqlStore(f"sqlite:///{folder / 'demo.db'}")
+        cleanup.callback(store.close)
+        store.upgrade()
+        hub = LiveHub()
+        arbiter = Arbiter(arbiter_config, listeners=[follow, hub], store=store)
+        web = WebServer(create_app(store, hub, arbiter.sessions.connected), *config.web)
+    else:
+        arbiter = Arbiter(arbiter_config, listeners=[follow])
     with binding():
         server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
     console.print(
         f"[bold]Arbiter demo[/bold] listening on {server.address} (gRPC, service arbiter.v1.BotService)"
     )
+    if web is not None:
+        await web.start()
+        console.print(f"Watch on the web: {web.address}/live (boards as they are played, then replays)")
     console.print("Connect a bot of your own while it runs: in another terminal, run")
     console.print(f"  {guest_command(server.address)}", markup=False, soft_wrap=True)
     game, options = GUEST_GAME
@@ -246,6 +285,8 @@ async def run_demo(  # noqa: C901 - the demo's script, in the order a newcomer s
             task.cancel()
         await asyncio.gather(playing, stopped, house, return_exceptions=True)
         await server.stop(grace=1.0)
+        if web is not None:
+            await web.stop()
     console.print(f"\n[bold]Demo over[/bold]: {len(finished)} games played")
     for event in finished:
         console.print(f"  {result_line(event)}", markup=False)

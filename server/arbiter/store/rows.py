@@ -134,3 +134,42 @@ class MatchRow:
     detail: str | None = None
     ended_at: float | None = None
     sequence: int | None = None
+
+
+# --- what the web pages read (SqlStore's web section) ---------------------------------------------
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot version's rating after one rated match."""
+
+    ladder: str
+    version: str
+    match_id: str
+    sequence: int
+    ended_at: float
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class BotResult:
+    """One ended match from one seat's side. ``outcome``: win, loss, draw or aborted."""
+
+    match_id: str
+    ladder: str | None
+    opponent: str
+    outcome: str
+    termination: str | None
+    own_fault: bool
+
+
+@dataclass
+class LadderFacts:
+    """What the standings show: the ratings (best first), versions, last games, failures, pauses."""
+
+    ratings: list[RatingRow] = field(default_factory=list)
+
+    #: Each bot's last ended match on the ladder, and the version it played then.
+    latest_game: dict[str, tuple[float, str]] = field(default_factory=dict)
+    last_game: dict[BotVersion, float] = field(default_factory=dict)
+    failures: dict[BotVersion, dict[str, int]] = field(default_factory=dict)
+    paused: dict[str, str] = field(default_factory=dict)

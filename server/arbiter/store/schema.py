@@ -102,6 +102,12 @@ class Match(Base):
         CheckConstraint("winner_seat IN (1, 2)", name="winner_seat"),
         CheckConstraint("faulty_seat IN (1, 2)", name="faulty_seat"),
         Index(None, "ladder", "sequence"),
+        # The web pages' reads (migration 0002).
+        Index(None, "started_at"),
+        Index(None, "ladder", "started_at"),
+        Index(None, "ladder", "seat_1_bot", "seat_1_version", "ended_at"),
+        Index(None, "ladder", "seat_2_bot", "seat_2_version", "ended_at"),
+        Index(None, "ladder", "faulty_seat"),
     )
 
     id: Mapped[str] = mapped_column(String(NAME), primary_key=True)

@@ -9,25 +9,30 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, defer, sessionmaker
 
 from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination
+from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
 from . import convert, migrate
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
 from .rows import (
+    BotResult,
     BotRow,
+    LadderFacts,
     MatchResult,
     MatchRow,
     MatchStart,
     MoveRow,
+    RatingPoint,
     RatingRow,
     RatingTally,
     RatingUpdate,
@@ -35,6 +40,7 @@ from .rows import (
     StoreError,
 )
 from .schema import Bot, Ladder, LadderStatus, Mail, Match, Move, Rating
+from .schema import RatingUpdate as RatingUpdateModel
 
 #: PostgreSQL advisory lock that serialises the numbering of finished matches.
 SEQUENCE_LOCK = 0x41524249
@@ -394,6 +400,175 @@ class SqlStore:
                 return None
             return status.paused_reason or "paused"
 
+    # --- reads for the web pages (server/arbiter/web) ---------------------------------------------
+    # Read-only queries the pages and the JSON API make; each is one indexed query (or a few) so that
+    # a page stays fast with thousands of bots and a hundred thousand matches. A match's record (its
+    # largest column) is loaded only by ``match_record``.
+    def running_counts(self) -> dict[str | None, int]:
+        """How many matches are running now, per ladder (None: matches from seeks)."""
+        query = select(Match.ladder, func.count()).where(Match.status == RUNNING).group_by(Match.ladder)
+        with self._read() as session:
+            return {ladder: int(count) for ladder, count in session.execute(query)}
+
+    def match_rows(
+        self,
+        ladder: str | None = None,
+        bot: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+    ) -> list[MatchRow]:
+        """Like ``matches`` (newest first) without loading records; ``status`` filters too."""
+        query = select(Match).options(defer(Match.record), defer(Match.seed))
+        if ladder is not None:
+            query = query.where(Match.ladder == ladder)
+        if bot is not None:
+            query = query.where(or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot))
+        if status is not None:
+            query = query.where(Match.status == status)
+        query = query.order_by(Match.started_at.desc(), Match.id).limit(limit)
+        with self._read() as session:
+            return [convert.match_row(match) for match in session.scalars(query)]
+
+    def match_row(self, match_id: str) -> MatchRow | None:
+        """One match as the listings show it, or None."""
+        query = select(Match).options(defer(Match.record), defer(Match.seed)).where(Match.id == match_id)
+        with self._read() as session:
+            match = session.scalars(query).first()
+            return None if match is None else convert.match_row(match)
+
+    def running_match(self, match_id: str) -> RunningMatch | None:
+        """A running match with its moves so far (its seed is in it: never show it), or None."""
+        with self._read() as session:
+            match = session.get(Match, match_id)
+            if match is None or match.status != RUNNING:
+                return None
+            query = select(Move).where(Move.match_id == match_id).order_by(Move.ply)
+            moves = [convert.move_row(move) for move in session.scalars(query)]
+            return RunningMatch(convert.match_start(match), moves)
+
+    def bot_row(self, name: str) -> BotRow | None:
+        with self._read() as session:
+            bot = session.get(Bot, name)
+            return None if bot is None else convert.bot_row(bot)
+
+    def ratings_of_bot(self, bot: str) -> list[RatingRow]:
+        """Every rating of ``bot`` (all ladders, all versions)."""
+        query = select(Rating).where(Rating.bot == bot).order_by(Rating.ladder, Rating.version)
+        with self._read() as session:
+            return [convert.rating_row(row) for row in session.scalars(query)]
+
+    def rating_history(self, bot: str) -> list[RatingPoint]:
+        """What every rated match did to ``bot``'s rating, in the order the matches finished."""
+        query = (
+            select(RatingUpdateModel, Match.ended_at, Match.sequence)
+            .join(Match, Match.id == RatingUpdateModel.match_id)
+            .where(or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot))
+            .order_by(Match.sequence)
+        )
+        points: list[RatingPoint] = []
+        with self._read() as session:
+            for update, ended_at, sequence in session.execute(query):
+                for seat in (1, 2):
+                    if getattr(update, f"seat_{seat}_bot") != bot:
+                        continue
+                    points.append(
+                        RatingPoint(
+                            ladder=update.ladder,
+                            version=getattr(update, f"seat_{seat}_version"),
+                            match_id=update.match_id,
+                            sequence=int(sequence or 0),
+                            ended_at=float(ended_at or 0.0),
+                            mu=getattr(update, f"seat_{seat}_mu_after"),
+                            sigma=getattr(update, f"seat_{seat}_sigma_after"),
+                        )
+                    )
+        return points
+
+    def results_of_bot(self, bot: str) -> list[BotResult]:
+        """Every ended match of ``bot``, from its side (for head-to-head tables and failure counts)."""
+        columns = (
+            Match.id, Match.ladder, Match.seat_1_bot, Match.seat_2_bot, Match.winner_seat,
+            Match.faulty_seat, Match.termination, Match.status,
+        )  # fmt: skip
+        query = select(*columns).where(
+            or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot), Match.status != RUNNING
+        )
+        out: list[BotResult] = []
+        with self._read() as session:
+            for match_id, ladder, bot_1, bot_2, winner, faulty, termination, status in session.execute(query):
+                seats_of_bot = [seat for seat, name in ((1, bot_1), (2, bot_2)) if name == bot]
+                for seat in seats_of_bot:
+                    out.append(
+                        BotResult(
+                            match_id=match_id,
+                            ladder=ladder,
+                            opponent=bot_2 if seat == 1 else bot_1,
+                            outcome=_outcome_for(seat, winner, status),
+                            termination=termination,
+                            own_fault=faulty == seat,
+                        )
+                    )
+        return out
+
+    def ladder_facts(self, ladder: str) -> LadderFacts:
+        """The ratings of ``ladder`` (as ``ratings`` gives them) and what the standings add: each
+        rated bot version's last game (a bot's current version is the one of its last game),
+        failures by kind, pauses."""
+        facts = LadderFacts()
+
+        def latest(seat_bot: Any, seat_version: Any, column: Any) -> Any:
+            # A few index entries per rated bot version (the indexes of migration 0002).
+            return (
+                select(func.max(column))
+                .where(Match.ladder == Rating.ladder, seat_bot == Rating.bot, seat_version == Rating.version)
+                .scalar_subquery()
+            )
+
+        seats = ((Match.seat_1_bot, Match.seat_1_version), (Match.seat_2_bot, Match.seat_2_version))
+        ordinal = Rating.mu - 3 * Rating.sigma
+        rated = (
+            select(
+                Rating.bot, Rating.version, Rating.mu, Rating.sigma, Rating.games, Rating.wins,
+                Rating.losses, Rating.draws, Rating.updated_at,
+                *(latest(bot, version, Match.ended_at) for bot, version in seats),
+            )
+            .where(Rating.ladder == ladder)
+            .order_by(ordinal.desc(), Rating.bot, Rating.version)
+        )  # fmt: skip
+        with self._read() as session:
+            for row in session.execute(rated):
+                bot, version, mu, sigma, games, wins, losses, draws, updated, *found = row
+                key = BotVersion(bot, version)
+                tally = RatingTally(RatingValue(mu, sigma), games, wins, losses, draws)
+                facts.ratings.append(RatingRow(ladder, key, tally, _epoch(updated) or 0.0))
+                ends = [when for when in map(_epoch, found) if when is not None]
+                if not ends:
+                    continue
+                facts.last_game[key] = last = max(ends)
+                if last >= facts.latest_game.get(bot, (float("-inf"), ""))[0]:
+                    facts.latest_game[bot] = (last, version)
+            failing = (
+                select(
+                    Match.faulty_seat, Match.seat_1_bot, Match.seat_1_version, Match.seat_2_bot,
+                    Match.seat_2_version, Match.termination, func.count(),
+                )
+                .where(Match.ladder == ladder, Match.faulty_seat.is_not(None), Match.status == FINISHED)
+                .group_by(
+                    Match.faulty_seat, Match.seat_1_bot, Match.seat_1_version, Match.seat_2_bot,
+                    Match.seat_2_version, Match.termination,
+                )
+            )  # fmt: skip
+            for seat, bot_1, version_1, bot_2, version_2, termination, count in session.execute(failing):
+                key = BotVersion(bot_1, version_1) if seat == 1 else BotVersion(bot_2, version_2)
+                kinds = facts.failures.setdefault(key, {})
+                kind = termination or "unknown"
+                kinds[kind] = kinds.get(kind, 0) + int(count)
+            paused = select(LadderStatus.bot, LadderStatus.paused_reason).where(
+                LadderStatus.ladder == ladder, LadderStatus.paused.is_(True)
+            )
+            facts.paused = {bot: reason or "paused" for bot, reason in session.execute(paused)}
+        return facts
+
 
 def open_store(url: str | None = None) -> SqlStore:
     """The store at ``url`` (default: ``arbiter.db`` here), after checking its schema."""
@@ -430,3 +605,26 @@ def _bot(session: Session, name: str) -> Bot:
     if bot is None:
         raise StoreError(f"no bot named {name!r}")
     return bot
+
+
+def _epoch(value: Any) -> float | None:
+    """A time from an aggregate (SQLite gives text for max() of a timestamp column)."""
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return float(value.timestamp())
+    raise TypeError(f"not a time: {value!r}")
+
+
+def _outcome_for(seat: int, winner: int | None, status: str) -> str:
+    if status == ABORTED:
+        return "aborted"
+    if winner is None:
+        return "draw"
+    return "win" if winner == seat else "loss"

@@ -1,0 +1,111 @@
+"""``arbiter web`` (the web pages as a separate process that only reads the store) and what
+``arbiter serve --web`` shares with it."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+
+import click
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or just ``PORT``) -> (host, port); port 0 picks a free one."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not HOST:PORT") from None
+    if not 0 <= number <= 65535:
+        raise click.BadParameter(f"port {number} is out of range")
+    return host, number
+
+
+def parse_delays(specs: tuple[str, ...]) -> tuple[int, dict[str, int]]:
+    """``--live-delay N`` (every ladder) and ``--live-delay LADDER=N``: (default, per ladder)."""
+    default, per_ladder = 0, {}
+    for spec in specs:
+        name, _, count = spec.rpartition("=")
+        try:
+            moves = int(count)
+        except ValueError:
+            raise click.BadParameter(f"{spec!r}: give N or LADDER=N (a number of moves)") from None
+        if moves < 0:
+            raise click.BadParameter(f"{spec!r}: the delay cannot be negative")
+        if name:
+            per_ladder[name] = moves
+        else:
+            default = moves
+    return default, per_ladder
+
+
+def live_delay_option(func: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--live-delay",
+        "live_delay",
+        multiple=True,
+        metavar="[LADDER=]N",
+        help="Spectators see running matches N moves late (every ladder, or one; repeatable).",
+    )(func)
+
+
+@click.command("web")
+@click.option(
+    "--database",
+    default=None,
+    metavar="URL",
+    help="The store to show: sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db here]",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=int, default=8080, show_default=True, help="Port (0 picks a free one).")
+@click.option(
+    "--poll", type=float, default=0.5, show_default=True, help="Seconds between looks at running matches."
+)
+@live_delay_option
+def web(database: str | None, host: str, port: int, poll: float, live_delay: tuple[str, ...]) -> None:
+    """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
+
+    This process only reads the store: live matches are followed by polling their moves.
+    """
+    from .logging_setup import configure_logging
+    from .store import SqlStore, StoreError, open_store
+    from .web.app import WebServer, create_app
+    from .web.live import LiveHub, StorePoller
+
+    if not poll > 0:
+        raise click.BadParameter("--poll must be more than 0 seconds")
+    default, per_ladder = parse_delays(live_delay)
+    configure_logging("warning")
+    try:
+        store: SqlStore = open_store(database)
+    except StoreError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(1) from exc
+    hub = LiveHub(per_ladder, default)
+
+    async def run() -> None:
+        server = WebServer(create_app(store, hub), host, port)
+        await server.start()
+        click.echo(f"web pages on {server.address}")
+        poller = asyncio.create_task(StorePoller(store, hub, poll).run())
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        poller.cancel()
+        await server.stop()
+
+    try:
+        asyncio.run(run())
+    except OSError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(1) from exc
+    finally:
+        store.close()
+
+
+def register(group: click.Group) -> None:
+    group.add_command(web)

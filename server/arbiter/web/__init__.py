@@ -1,0 +1,1 @@
+"""The ladder on the web (``arbiter serve --web``, ``arbiter web``): see docs/web.md."""

@@ -1,0 +1,303 @@
+"""The ladder on the web: standings, bot pages, replays, live spectating, and a JSON API.
+
+``create_app(store, live=None)`` builds the FastAPI application. Pages are rendered on the server
+(Jinja2 templates, boards and charts as inline SVG) and work without JavaScript; a little script
+steps through replays and follows live matches over server-sent events. Every page has a twin
+under ``/api/`` (OpenAPI description at ``/openapi.json``, browsable at ``/docs``).
+
+What a spectator gets of a running match comes only from ``live`` (a ``LiveHub``), which holds
+public views and nothing else; a match's record is served only after the match has ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.templating import Jinja2Templates
+
+from .. import __version__
+from ..store import SqlStore
+from . import fragments, pages
+from .live import Frame, LiveHub, LiveMatch, Update
+from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
+from .svg import rating_chart
+
+TEMPLATES = Path(__file__).parent / "templates"
+#: Seconds between keep-alive comments on an event stream.
+HEARTBEAT = 15.0
+
+
+def _when(epoch: float | None) -> str:
+    return "-" if epoch is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(epoch))
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}s"
+
+
+def create_app(  # noqa: C901 - the routes are small closures over the store, one after another
+    store: SqlStore,
+    live: LiveHub | None = None,
+    connected: Callable[[str], bool] | None = None,
+) -> FastAPI:
+    """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
+    whether a bot has a session now (known only inside the arbiter's process)."""
+    app = FastAPI(
+        title="Arbiter",
+        version=__version__,
+        description="Ladders, standings, bots and matches of an Arbiter game server (read only).",
+    )
+    templates = Jinja2Templates(directory=str(TEMPLATES))
+    templates.env.filters["when"] = _when
+    templates.env.filters["seconds"] = _seconds
+    templates.env.globals["standings_rows"] = fragments.standings_rows
+    cache = pages.ReplayCache()
+    app.state.store = store
+    app.state.live = live
+
+    def not_found(what: str) -> HTTPException:
+        return HTTPException(status_code=404, detail=f"no {what}")
+
+    def html(request: Request, name: str, **context: Any) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, context)
+
+    errors: dict[int | str, dict[str, Any]] = {404: {"model": Problem}}
+
+    # --- the JSON API ---------------------------------------------------------------------------
+    @app.get("/api/ladders", response_model=list[LadderSummary], tags=["api"])
+    def api_ladders() -> list[LadderSummary]:
+        """Every ladder, with its live match count and its top bots."""
+        return pages.index(store, live)
+
+    @app.get("/api/ladders/{name}", response_model=LadderPage, responses=errors, tags=["api"])
+    def api_ladder(name: str) -> LadderPage:
+        """A ladder's standings."""
+        page = pages.ladder_page(store, live, name)
+        if page is None:
+            raise not_found(f"ladder {name!r}")
+        return page
+
+    @app.get("/api/bots/{name}", response_model=BotPage, responses=errors, tags=["api"])
+    def api_bot(name: str) -> BotPage:
+        """A bot: ratings, rating history, recent matches, head-to-head, failures, connection."""
+        page = pages.bot_page(store, name, connected)
+        if page is None:
+            raise not_found(f"bot {name!r}")
+        return page
+
+    @app.get("/api/matches", response_model=list[MatchSummary], tags=["api"])
+    def api_matches(
+        ladder: str | None = None,
+        bot: str | None = None,
+        status: str | None = Query(default=None, pattern="^(running|finished|aborted)$"),
+        limit: int = Query(default=50, ge=1, le=500),
+    ) -> list[MatchSummary]:
+        """The latest matches (newest first), of a ladder, a bot and a status if given."""
+        rows = store.match_rows(ladder=ladder, bot=bot, status=status, limit=limit)
+        return [pages.match_summary(row) for row in rows]
+
+    @app.get("/api/matches/{match_id}", response_model=MatchPage, responses=errors, tags=["api"])
+    def api_match(match_id: str) -> MatchPage:
+        """A match: its moves and each position's public view (while it runs: what spectators see)."""
+        found = pages.match_page(store, live, cache, match_id)
+        if found is None:
+            raise not_found(f"match {match_id!r}")
+        return found[0]
+
+    @app.get(
+        "/api/matches/{match_id}/record",
+        response_model=dict[str, Any],
+        responses=errors,
+        tags=["api"],
+    )
+    def api_record(match_id: str) -> JSONResponse:
+        """The match's JSON record (docs/records.md), once it has ended."""
+        record = store.match_record(match_id)
+        if record is None:
+            raise not_found(f"record of match {match_id!r} (it has not ended, or is unknown)")
+        headers = {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
+        return JSONResponse(record, headers=headers)
+
+    @app.get("/api/live", response_model=list[LiveMatchOut], tags=["api"])
+    def api_live() -> list[LiveMatchOut]:
+        """The matches being played now, each with the latest position spectators may see."""
+        return [pages.live_match_out(match) for match in _running()]
+
+    def _running() -> list[LiveMatch]:
+        return live.running() if live is not None else []
+
+    # --- pages ------------------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index(request: Request) -> HTMLResponse:
+        recent = [pages.match_summary(row) for row in store.match_rows(limit=20)]
+        return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
+
+    @app.get("/ladders/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def ladder(request: Request, name: str) -> HTMLResponse:
+        page = pages.ladder_page(store, live, name)
+        if page is None:
+            raise not_found(f"ladder {name!r}")
+        recent = store.match_rows(ladder=name, limit=20)
+        return html(request, "ladder.html", page=page, recent=[pages.match_summary(r) for r in recent])
+
+    @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def bot(request: Request, name: str) -> HTMLResponse:
+        page = pages.bot_page(store, name, connected)
+        if page is None:
+            raise not_found(f"bot {name!r}")
+        points = store.rating_history(name)
+        return html(request, "bot.html", page=page, chart=rating_chart(points))
+
+    @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    def match(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:
+        found = pages.match_page(store, live, cache, match_id)
+        if found is None:
+            raise not_found(f"match {match_id!r}")
+        page, replay, running = found
+        if replay is not None:
+            last = len(replay.views) - 1
+            shown = last if step is None else max(0, min(step, last))
+            return html(
+                request, "match.html", page=page, step=shown, last=last, board=replay.svg(shown), live=False
+            )
+        frames = running.visible() if running is not None else []
+        board = frames[-1].svg if frames else ""
+        last = frames[-1].ply if frames else 0
+        return html(request, "match.html", page=page, step=last, last=last, board=board, live=True)
+
+    @app.get("/matches/{match_id}/board/{step}", include_in_schema=False)
+    def board(match_id: str, step: int) -> Response:
+        replay = cache.get(store, match_id)
+        if replay is None or not 0 <= step < len(replay.views):
+            raise not_found(f"step {step} of an ended match {match_id!r}")
+        return Response(replay.svg(step), media_type="image/svg+xml")
+
+    @app.get("/live", response_class=HTMLResponse, include_in_schema=False)
+    def live_page(request: Request) -> HTMLResponse:
+        matches = _running()
+        return html(request, "live.html", matches=matches, live_on=live is not None)
+
+    @app.get("/matches/{match_id}/events", include_in_schema=False)
+    async def match_events(request: Request, match_id: str) -> StreamingResponse:
+        if live is None or live.get(match_id) is None:
+            raise not_found(f"live match {match_id!r}")
+        return _stream(request, match_id)
+
+    @app.get("/live/events", include_in_schema=False)
+    async def live_events(request: Request) -> StreamingResponse:
+        if live is None:
+            raise not_found("live view (this web server does not follow matches)")
+        return _stream(request, None)
+
+    def _stream(request: Request, match_id: str | None) -> StreamingResponse:
+        assert live is not None
+        hub = live
+        queue = hub.subscribe(match_id)
+        if match_id is None:
+            backlog = [(m.match_id, m.visible()[-1:]) for m in hub.running()]
+        else:
+            found = hub.get(match_id)
+            backlog = [(match_id, found.visible() if found is not None else [])]
+
+        async def events() -> AsyncIterator[str]:
+            try:
+                for _mid, frames in backlog:
+                    for shown in frames:
+                        yield _event("frame", shown)
+                found = hub.get(match_id) if match_id is not None else None
+                if found is not None and found.ended_at is not None:
+                    yield _end(match_id or "")
+                    return
+                while True:
+                    try:
+                        update: Update = await asyncio.wait_for(queue.get(), HEARTBEAT)
+                    except TimeoutError:
+                        if await request.is_disconnected():
+                            return
+                        yield ": keep-alive\n\n"
+                        continue
+                    mid, frame = update
+                    if frame is None:
+                        yield _end(mid)
+                        if match_id is not None:
+                            return
+                    else:
+                        yield _event("frame", frame)
+            finally:
+                hub.unsubscribe(match_id, queue)
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+
+    return app
+
+
+def _event(kind: str, frame: Frame) -> str:
+    return f"event: {kind}\ndata: {json.dumps(frame.as_dict(), separators=(',', ':'))}\n\n"
+
+
+def _end(match_id: str) -> str:
+    return f"event: end\ndata: {json.dumps({'match_id': match_id})}\n\n"
+
+
+class WebServer:
+    """``app`` served by uvicorn inside the running asyncio loop (``arbiter serve --web``)."""
+
+    def __init__(self, app: FastAPI, host: str, port: int) -> None:
+        import uvicorn
+
+        class Embedded(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:  # the host process handles signals
+                yield
+
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self.server = Embedded(config)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self.socket.bind((host, port))
+        except OSError as exc:
+            self.socket.close()
+            raise OSError(f"cannot serve the web pages on {host}:{port}: {exc.strerror or exc}") from exc
+        self.socket.listen(128)
+        self.socket.setblocking(False)
+        self.host = host
+        self.port = int(self.socket.getsockname()[1])
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def address(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self.server.serve(sockets=[self.socket]))
+        while not self.server.started:
+            if self._task.done():
+                self._task.result()
+                raise OSError(f"the web server did not start on {self.address}")
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        self.server.force_exit = True  # event streams never end by themselves
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, 5)
+            except TimeoutError:
+                self._task.cancel()
+        self.socket.close()
+
+
+__all__ = ["WebServer", "create_app"]

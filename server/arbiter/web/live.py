@@ -1,0 +1,318 @@
+"""Live spectating: the public views of running matches, frame by frame, to server-sent events.
+
+``LiveHub`` keeps, for each running match, one ``Frame`` per position: the move that led to it and
+the game's public view (``GameDef.public_view``) with its SVG. Nothing else of the engine's state
+ever goes into a frame, so a spectator never sees a face-down Surge value, a hand or an undrawn
+stone before the rules reveal it. A ladder may hold its live view back by N moves (``delays``):
+the hub shows a frame only when N more have been played, and everything once the match is over
+(after the match the whole record is public).
+
+In ``arbiter serve --web`` the hub listens on the arbiter's event bus. In ``arbiter web`` (a
+separate process that only reads the store) a ``StorePoller`` feeds it: it polls the store's
+running matches and their moves and replays them through the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from arbiter_games import GameDef, get_game
+
+from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchStarted
+from ..store import SqlStore, StoreError
+from .svg import board_svg
+
+log = structlog.get_logger("arbiter.web")
+
+#: Seconds an ended match stays in the hub (its page switches to the stored replay meanwhile).
+KEEP_ENDED = 120.0
+#: Frames a subscriber may fall behind before it is dropped.
+QUEUE_LIMIT = 1000
+
+
+def public_dict(view: object) -> dict[str, Any]:
+    """A public view as JSON-ready values."""
+    if dataclasses.is_dataclass(view) and not isinstance(view, type):
+        return dataclasses.asdict(view)
+    raise TypeError(f"not a public view: {type(view).__name__}")
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """One position of a match as a spectator sees it (``ply`` 0: the start).
+
+    ``public`` is the game's public view, the only thing a frame holds of the engine's state; its
+    JSON form and its SVG are made from it when asked (a running match keeps one frame per move).
+    """
+
+    match_id: str
+    ply: int
+    seat: int | None
+    action: str | None
+    charged: float | None
+    clocks: Mapping[str, float | None]
+    auto: str | None
+    public: object
+    over: bool = False
+
+    @property
+    def view(self) -> dict[str, Any]:
+        return public_dict(self.public)
+
+    @property
+    def svg(self) -> str:
+        return _svg_of(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id,
+            "ply": self.ply,
+            "seat": self.seat,
+            "action": self.action,
+            "charged": self.charged,
+            "clocks": dict(self.clocks),
+            "auto": self.auto,
+            "view": dict(self.view),
+            "svg": self.svg,
+            "over": self.over,
+        }
+
+
+@dataclass
+class LiveMatch:
+    match_id: str
+    game: str
+    title: str
+    ladder: str | None
+    bots: dict[int, str]
+    started_at: float
+    frames: list[Frame] = field(default_factory=list)
+    delay: int = 0
+    ended_at: float | None = None
+    #: How many frames spectators have been shown.
+    shown: int = 0
+
+    def visible(self) -> list[Frame]:
+        return self.frames[: self.shown]
+
+
+#: What a subscriber receives: a frame, or None when the match is over.
+Update = tuple[str, Frame | None]
+
+
+class LiveHub:
+    """Running matches' public frames, and their subscribers (one asyncio queue each)."""
+
+    def __init__(self, delays: Mapping[str, int] | None = None, default_delay: int = 0) -> None:
+        self.delays = dict(delays or {})
+        self.default_delay = default_delay
+        self.matches: dict[str, LiveMatch] = {}
+        self._subscribers: dict[str | None, set[asyncio.Queue[Update]]] = {}
+
+    # --- feeding ------------------------------------------------------------------------------
+    def __call__(self, event: MatchEvent) -> None:
+        """A bus listener: follows every match of the arbiter."""
+        if isinstance(event, MatchStarted):
+            facts = event.facts
+            state = facts.game.new_game(facts.options, event.seed)
+            self.start(
+                facts.match_id, facts.game, facts.ladder, dict(facts.bots), event.started_at, state,
+                {str(seat): left for seat, left in event.clocks.items()},
+            )  # fmt: skip
+        elif isinstance(event, ActionApplied):
+            facts = event.facts
+            if facts.match_id not in self.matches:  # a match restored after a restart
+                self.start(facts.match_id, facts.game, facts.ladder, dict(facts.bots), time.time(), None, {})
+            self.applied(
+                facts.match_id, event.seat, event.text, event.charged,
+                {str(seat): left for seat, left in event.clocks.items()},
+                event.auto.value if event.auto is not None else None, event.state,
+            )  # fmt: skip
+        elif isinstance(event, MatchEnded):
+            self.ended(event.facts.match_id)
+
+    def delay_of(self, ladder: str | None) -> int:
+        return self.delays.get(ladder, self.default_delay) if ladder is not None else self.default_delay
+
+    def start(
+        self,
+        match_id: str,
+        game: GameDef,
+        ladder: str | None,
+        bots: dict[int, str],
+        started_at: float,
+        state: object | None,
+        clocks: Mapping[str, float | None],
+    ) -> None:
+        self._forget_old()
+        match = LiveMatch(
+            match_id, game.name, game.title, ladder, bots, started_at, delay=self.delay_of(ladder)
+        )
+        self.matches[match_id] = match
+        if state is not None:
+            self._add(match, self._frame(match_id, game, 0, None, None, None, clocks, None, state))
+
+    def applied(
+        self,
+        match_id: str,
+        seat: int,
+        action: str,
+        charged: float | None,
+        clocks: Mapping[str, float | None],
+        auto: str | None,
+        state: object,
+    ) -> None:
+        match = self.matches.get(match_id)
+        if match is None or match.ended_at is not None:
+            return
+        game = get_game(match.game)
+        ply = match.frames[-1].ply + 1 if match.frames else _ply_of(game, state)
+        self._add(match, self._frame(match_id, game, ply, seat, action, charged, clocks, auto, state))
+
+    def ended(self, match_id: str) -> None:
+        match = self.matches.get(match_id)
+        if match is None or match.ended_at is not None:
+            return
+        match.ended_at = time.monotonic()
+        if match.frames:
+            last = match.frames[-1]
+            match.frames[-1] = dataclasses.replace(last, over=True)
+        self._release(match, len(match.frames))
+        self._send(match, None)
+
+    @staticmethod
+    def _frame(
+        match_id: str,
+        game: GameDef,
+        ply: int,
+        seat: int | None,
+        action: str | None,
+        charged: float | None,
+        clocks: Mapping[str, float | None],
+        auto: str | None,
+        state: object,
+    ) -> Frame:
+        # The only thing taken from the engine's state: the public view. In a game with hidden
+        # information the action's text may tell what the view hides (Surge's ``7@c2`` is a
+        # face-down value): it is left out until the match is over (the record has it then).
+        view = game.public_view(state)
+        if game.hidden_information:
+            action = None
+        return Frame(match_id, ply, seat, action, charged, dict(clocks), auto, view)
+
+    def _add(self, match: LiveMatch, frame: Frame) -> None:
+        match.frames.append(frame)
+        self._release(match, max(1, len(match.frames) - match.delay))
+
+    def _release(self, match: LiveMatch, upto: int) -> None:
+        while match.shown < min(upto, len(match.frames)):
+            frame = match.frames[match.shown]
+            match.shown += 1
+            self._send(match, frame)
+
+    def _send(self, match: LiveMatch, frame: Frame | None) -> None:
+        for key in (match.match_id, None):
+            for queue in list(self._subscribers.get(key, ())):
+                try:
+                    queue.put_nowait((match.match_id, frame))
+                except asyncio.QueueFull:
+                    self._subscribers[key].discard(queue)
+
+    def _forget_old(self) -> None:
+        now = time.monotonic()
+        for match_id, match in list(self.matches.items()):
+            if match.ended_at is not None and now - match.ended_at > KEEP_ENDED:
+                del self.matches[match_id]
+
+    # --- reading ------------------------------------------------------------------------------
+    def running(self) -> list[LiveMatch]:
+        """The matches being played now, oldest first."""
+        self._forget_old()
+        live = [match for match in self.matches.values() if match.ended_at is None]
+        return sorted(live, key=lambda match: (match.started_at, match.match_id))
+
+    def get(self, match_id: str) -> LiveMatch | None:
+        return self.matches.get(match_id)
+
+    def subscribe(self, match_id: str | None) -> asyncio.Queue[Update]:
+        """A queue of updates of one match (``None``: of every match)."""
+        queue: asyncio.Queue[Update] = asyncio.Queue(QUEUE_LIMIT)
+        self._subscribers.setdefault(match_id, set()).add(queue)
+        return queue
+
+    def unsubscribe(self, match_id: str | None, queue: asyncio.Queue[Update]) -> None:
+        self._subscribers.get(match_id, set()).discard(queue)
+
+
+@functools.lru_cache(maxsize=512)
+def _svg_of(frame: Frame) -> str:
+    """A frame's board (the latest frames are drawn once for all their spectators)."""
+    return board_svg(frame.public)
+
+
+def _ply_of(game: GameDef, state: object) -> int:
+    count = public_dict(game.public_view(state)).get("action_count")
+    return int(count) if isinstance(count, int) else 0
+
+
+class StorePoller:
+    """Feeds a hub from the store (for ``arbiter web``, which runs apart from the arbiter)."""
+
+    def __init__(self, store: SqlStore, hub: LiveHub, interval: float = 0.5) -> None:
+        self.store = store
+        self.hub = hub
+        self.interval = interval
+        self._states: dict[str, tuple[GameDef, object, int]] = {}
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await asyncio.to_thread(self.poll)
+            except StoreError as exc:
+                log.warning("live_poll_failed", error=str(exc))
+            await asyncio.sleep(self.interval)
+
+    def poll(self) -> None:
+        """One look at the store: new matches start, new moves are replayed, ended ones end."""
+        running = {row.match_id for row in self.store.match_rows(status="running", limit=500)}
+        for match_id in list(self._states):
+            if match_id not in running:
+                del self._states[match_id]
+                self.hub.ended(match_id)
+        for match_id in sorted(running):
+            found = self.store.running_match(match_id)
+            if found is None:
+                continue
+            start = found.start
+            if match_id not in self._states:
+                game = get_game(start.game)
+                state = game.new_game(dict(start.options), bytes.fromhex(start.seed))
+                bots = {1: start.seat_1.bot, 2: start.seat_2.bot}
+                self.hub.start(match_id, game, start.ladder, bots, start.started_at, state, {})
+                self._states[match_id] = (game, state, 0)
+            game, state, done = self._states[match_id]
+            for move in found.moves[done:]:
+                state = game.apply(state, game.parse_action(move.action))
+                self.hub.applied(
+                    match_id, move.seat, move.action, move.charged, dict(move.clocks), move.auto, state
+                )
+                done += 1
+            self._states[match_id] = (game, state, done)
+
+
+async def cancel(task: asyncio.Task[Any] | None) -> None:
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+Connected = Callable[[str], bool]

@@ -1,0 +1,161 @@
+"""The JSON API's answers (pydantic models: FastAPI derives the OpenAPI description from them).
+
+The pages render the same values, so every page has its twin under ``/api/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class BotVersionOut(BaseModel):
+    bot: str
+    version: str
+
+
+class Standing(BaseModel):
+    rank: int
+    bot: str
+    version: str
+    mu: float
+    sigma: float
+    #: The conservative rating the standings rank by: mu - 3 sigma.
+    ordinal: float
+    provisional: bool
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    failures: dict[str, int]
+    last_game: float | None
+    paused: str | None
+
+
+class LadderSummary(BaseModel):
+    name: str
+    game: str
+    title: str
+    options: dict[str, int]
+    time_control: str
+    rated: bool
+    enabled: bool
+    live_matches: int
+    top: list[Standing]
+
+
+class LadderPage(BaseModel):
+    ladder: LadderSummary
+    standings: list[Standing]
+
+
+class MatchSummary(BaseModel):
+    match_id: str
+    ladder: str | None
+    game: str
+    seat_1: BotVersionOut
+    seat_2: BotVersionOut
+    status: str
+    rated: bool
+    started_at: float
+    ended_at: float | None
+    winner_seat: int | None
+    scores: dict[str, int] | None
+    reason: str | None
+    termination: str | None
+    faulty_seat: int | None
+    detail: str | None
+
+
+class RatingOut(BaseModel):
+    ladder: str
+    version: str
+    mu: float
+    sigma: float
+    ordinal: float
+    provisional: bool
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+class HistoryPoint(BaseModel):
+    ladder: str
+    version: str
+    match_id: str
+    sequence: int
+    ended_at: float
+    mu: float
+    sigma: float
+
+
+class HeadToHead(BaseModel):
+    opponent: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    aborted: int
+
+
+class BotPage(BaseModel):
+    name: str
+    registered: bool
+    #: Whether the bot has a session with the arbiter now (None: not known to a separate web process).
+    connected: bool | None
+    ratings: list[RatingOut]
+    history: list[HistoryPoint]
+    recent: list[MatchSummary]
+    head_to_head: list[HeadToHead]
+    #: Its own failed matches, by termination.
+    failures: dict[str, int]
+    paused: dict[str, str]
+
+
+class MoveOut(BaseModel):
+    ply: int
+    seat: int
+    action: str
+    charged: float | None
+    clocks: dict[str, float | None]
+    auto: str | None
+
+
+class LiveFrame(BaseModel):
+    """One position of a running match as spectators see it: ``view`` is the game's public view."""
+
+    match_id: str
+    ply: int
+    seat: int | None
+    action: str | None
+    charged: float | None
+    clocks: dict[str, float | None]
+    auto: str | None
+    view: dict[str, Any]
+    over: bool
+
+
+class LiveMatchOut(BaseModel):
+    match_id: str
+    game: str
+    ladder: str | None
+    bots: dict[str, str]
+    #: Moves held back from spectators (the ladder's live delay).
+    delay: int
+    frame: LiveFrame | None
+
+
+class MatchPage(BaseModel):
+    match: MatchSummary
+    #: Running: the moves below are what spectators may see so far.
+    live: bool
+    moves: list[MoveOut]
+    #: The JSON record, once the match has ended.
+    record_url: str | None
+    frames: list[LiveFrame]
+
+
+class Problem(BaseModel):
+    detail: str

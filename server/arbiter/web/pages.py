@@ -1,0 +1,351 @@
+"""What each page shows, read from the store (and the live hub): one function per page.
+
+The HTML pages and the JSON API both call these, so the API mirrors the pages.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arbiter_games import get_game
+
+from ..ladder.model import BotVersion, LadderConfig
+from ..ladder.ratings import is_provisional
+from ..match.replay import RecordError, replay
+from ..store import MatchRow, SqlStore
+from ..store.rows import RatingRow
+from .live import LiveHub, LiveMatch, public_dict
+from .models import (
+    BotPage,
+    BotVersionOut,
+    HeadToHead,
+    HistoryPoint,
+    LadderPage,
+    LadderSummary,
+    LiveFrame,
+    LiveMatchOut,
+    MatchPage,
+    MatchSummary,
+    MoveOut,
+    RatingOut,
+    Standing,
+)
+from .svg import board_svg
+
+TOP = 5
+#: What a running match's move list shows for an action whose text would tell a hidden value.
+HIDDEN = "(hidden)"
+RECENT = 30
+
+
+def standings(store: SqlStore, ladder: str) -> list[Standing]:
+    """Each bot's current version (the one of its last game), best first by mu - 3 sigma."""
+    facts = store.ladder_facts(ladder)
+    current = {bot: version for bot, (_, version) in facts.latest_game.items()}
+    rows: list[Standing] = []
+    for row in facts.ratings:
+        version = row.version
+        if current.get(version.bot) != version.version:
+            continue
+        tally = row.tally
+        rows.append(
+            Standing(
+                rank=len(rows) + 1,
+                bot=version.bot,
+                version=version.version,
+                mu=tally.rating.mu,
+                sigma=tally.rating.sigma,
+                ordinal=tally.rating.ordinal,
+                provisional=is_provisional(tally.rating),
+                games=tally.games,
+                wins=tally.wins,
+                losses=tally.losses,
+                draws=tally.draws,
+                failures=dict(facts.failures.get(version, {})),
+                last_game=facts.last_game.get(version),
+                paused=facts.paused.get(version.bot),
+            )
+        )
+    return rows
+
+
+def ladder_summary(config: LadderConfig, live: int, top: list[Standing]) -> LadderSummary:
+    game = get_game(config.game)
+    return LadderSummary(
+        name=config.name,
+        game=config.game,
+        title=game.title,
+        options=dict(config.options),
+        time_control=config.control.describe(),
+        rated=config.rated,
+        enabled=config.enabled,
+        live_matches=live,
+        top=top,
+    )
+
+
+def index(store: SqlStore, hub: LiveHub | None) -> list[LadderSummary]:
+    counts = live_counts(store, hub)
+    return [
+        ladder_summary(config, counts.get(config.name, 0), standings(store, config.name)[:TOP])
+        for config in store.list_ladders()
+    ]
+
+
+def live_counts(store: SqlStore, hub: LiveHub | None) -> dict[str | None, int]:
+    if hub is None:
+        return store.running_counts()
+    counts: dict[str | None, int] = {}
+    for match in hub.running():
+        counts[match.ladder] = counts.get(match.ladder, 0) + 1
+    return counts
+
+
+def ladder_page(store: SqlStore, hub: LiveHub | None, name: str) -> LadderPage | None:
+    config = store.get_ladder(name)
+    if config is None:
+        return None
+    rows = standings(store, name)
+    live = live_counts(store, hub).get(name, 0)
+    return LadderPage(ladder=ladder_summary(config, live, rows[:TOP]), standings=rows)
+
+
+def match_summary(row: MatchRow) -> MatchSummary:
+    return MatchSummary(
+        match_id=row.match_id,
+        ladder=row.ladder,
+        game=row.game,
+        seat_1=BotVersionOut(bot=row.seat_1.bot, version=row.seat_1.version),
+        seat_2=BotVersionOut(bot=row.seat_2.bot, version=row.seat_2.version),
+        status=row.status,
+        rated=row.rated,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        winner_seat=row.winner_seat,
+        scores=None if row.scores is None else {str(seat): score for seat, score in row.scores.items()},
+        reason=row.reason,
+        termination=None if row.termination is None else row.termination.value,
+        faulty_seat=row.faulty_seat,
+        detail=row.detail,
+    )
+
+
+def rating_out(row: RatingRow) -> RatingOut:
+    rating = row.tally.rating
+    return RatingOut(
+        ladder=row.ladder,
+        version=row.version.version,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+        provisional=is_provisional(rating),
+        games=row.tally.games,
+        wins=row.tally.wins,
+        losses=row.tally.losses,
+        draws=row.tally.draws,
+    )
+
+
+def bot_page(store: SqlStore, name: str, connected: Callable[[str], bool] | None) -> BotPage | None:
+    registered = store.bot_row(name) is not None
+    recent = store.match_rows(bot=name, limit=RECENT)
+    if not registered and not recent:
+        return None
+    table: dict[str, HeadToHead] = {}
+    failures: dict[str, int] = {}
+    for result in store.results_of_bot(name):
+        row = table.setdefault(
+            result.opponent,
+            HeadToHead(opponent=result.opponent, games=0, wins=0, losses=0, draws=0, aborted=0),
+        )
+        if result.outcome == "aborted":
+            row.aborted += 1
+        else:
+            row.games += 1
+            if result.outcome == "win":
+                row.wins += 1
+            elif result.outcome == "loss":
+                row.losses += 1
+            else:
+                row.draws += 1
+        if result.own_fault and result.outcome != "aborted":
+            kind = result.termination or "unknown"
+            failures[kind] = failures.get(kind, 0) + 1
+    return BotPage(
+        name=name,
+        registered=registered,
+        connected=None if connected is None else connected(name),
+        ratings=[rating_out(row) for row in store.ratings_of_bot(name)],
+        history=[
+            HistoryPoint(
+                ladder=p.ladder,
+                version=p.version,
+                match_id=p.match_id,
+                sequence=p.sequence,
+                ended_at=p.ended_at,
+                mu=p.mu,
+                sigma=p.sigma,
+            )
+            for p in store.rating_history(name)
+        ],
+        recent=[match_summary(row) for row in recent],
+        head_to_head=sorted(table.values(), key=lambda row: (-row.games, row.opponent)),
+        failures=failures,
+        paused=store.pauses_of(name) if registered else {},
+    )
+
+
+# --- a match: the replay of its record, or its live frames ----------------------------------------
+@dataclass(frozen=True)
+class Replay:
+    """A finished match's positions: public views, and the face-down values (public now)."""
+
+    game: str
+    views: list[object]
+    revealed: list[dict[str, int]]
+    moves: list[MoveOut]
+    record: Mapping[str, Any]
+
+    def svg(self, step: int) -> str:
+        return board_svg(self.views[step], self.revealed[step])
+
+
+class ReplayCache:
+    """Replays of ended matches (their records never change), the most recent few kept."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._items: OrderedDict[str, Replay] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, store: SqlStore, match_id: str) -> Replay | None:
+        with self._lock:
+            if match_id in self._items:
+                self._items.move_to_end(match_id)
+                return self._items[match_id]
+        record = store.match_record(match_id)
+        if record is None:
+            return None
+        made = make_replay(record)
+        if made is None:
+            return None
+        with self._lock:
+            self._items[match_id] = made
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return made
+
+
+def make_replay(record: Mapping[str, Any]) -> Replay | None:
+    try:
+        report = replay(dict(record))
+    except RecordError:
+        return None
+    game = report.rules
+    views: list[object] = []
+    revealed: list[dict[str, int]] = []
+    for state in report.states:
+        views.append(game.public_view(state))
+        values: dict[str, int] = {}
+        for seat in (1, 2):  # after the match everything is public: each seat's own face-down values
+            for entry in getattr(game.observe(state, seat), "face_down", ()):
+                square, _, value = entry
+                if value is not None:  # a seat sees its own face-down values only
+                    values[str(square)] = int(value)
+        revealed.append(values)
+    moves = [
+        MoveOut(
+            ply=number,
+            seat=int(entry["seat"]),
+            action=str(entry["action"]),
+            charged=entry.get("charged"),
+            clocks={str(k): v for k, v in (entry.get("clocks") or {}).items()},
+            auto=entry.get("auto"),
+        )
+        for number, entry in enumerate(record.get("actions", [])[: len(report.states) - 1], 1)
+    ]
+    return Replay(report.game, views, revealed, moves, record)
+
+
+def live_frame(frame: Any) -> LiveFrame:
+    return LiveFrame(
+        match_id=frame.match_id,
+        ply=frame.ply,
+        seat=frame.seat,
+        action=frame.action,
+        charged=frame.charged,
+        clocks=dict(frame.clocks),
+        auto=frame.auto,
+        view=dict(frame.view),
+        over=frame.over,
+    )
+
+
+def live_match_out(match: LiveMatch) -> LiveMatchOut:
+    visible = match.visible()
+    return LiveMatchOut(
+        match_id=match.match_id,
+        game=match.game,
+        ladder=match.ladder,
+        bots={str(seat): bot for seat, bot in match.bots.items()},
+        delay=match.delay,
+        frame=live_frame(visible[-1]) if visible else None,
+    )
+
+
+def match_page(
+    store: SqlStore, hub: LiveHub | None, cache: ReplayCache, match_id: str
+) -> tuple[MatchPage, Replay | None, LiveMatch | None] | None:
+    row = store.match_row(match_id)
+    live = hub.get(match_id) if hub is not None else None
+    if row is None and live is None:
+        return None
+    if row is None or (row.status == "running" and live is not None and live.ended_at is not None):
+        assert live is not None  # just started (not stored yet), or just ended (record not stored yet)
+        row = MatchRow(
+            match_id=match_id, ladder=live.ladder, game=live.game,
+            seat_1=BotVersion(live.bots.get(1, "?"), "?"), seat_2=BotVersion(live.bots.get(2, "?"), "?"),
+            status="running", rated=False, started_at=live.started_at,
+        ) if row is None else row  # fmt: skip
+    if row.status != "running":
+        made = cache.get(store, match_id)
+        if made is not None:
+            frames = [
+                LiveFrame(
+                    match_id=match_id, ply=step, seat=None if step == 0 else made.moves[step - 1].seat,
+                    action=None if step == 0 else made.moves[step - 1].action,
+                    charged=None if step == 0 else made.moves[step - 1].charged,
+                    clocks={} if step == 0 else made.moves[step - 1].clocks,
+                    auto=None if step == 0 else made.moves[step - 1].auto,
+                    view=public_dict(view), over=step == len(made.views) - 1,
+                )
+                for step, view in enumerate(made.views)
+            ]  # fmt: skip
+            page = MatchPage(
+                match=match_summary(row), live=False, moves=made.moves,
+                record_url=f"/api/matches/{match_id}/record", frames=frames,
+            )  # fmt: skip
+            return page, made, None
+        return (
+            MatchPage(match=match_summary(row), live=False, moves=[], record_url=None, frames=[]),
+            None,
+            None,
+        )
+    visible = live.visible() if live is not None else []
+    moves = [
+        MoveOut(
+            ply=frame.ply, seat=frame.seat, action=frame.action or HIDDEN, charged=frame.charged,
+            clocks=dict(frame.clocks), auto=frame.auto,
+        )
+        for frame in visible
+        if frame.seat is not None
+    ]  # fmt: skip
+    page = MatchPage(
+        match=match_summary(row), live=True, moves=moves, record_url=None,
+        frames=[live_frame(frame) for frame in visible],
+    )  # fmt: skip
+    return page, None, live
