@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from arbiter_games import GameOptions, MalformedAction, OptionsError
 from arbiter_games.hexflank import PASS, SWAP, FlankObservation, FlankRules, Pass, Place, Swap
@@ -65,7 +66,9 @@ class FlankCodec:
         tail = legal[-2:]
         can_pass = any(a is PASS for a in tail)
         can_swap = any(a is SWAP for a in tail)
-        points = [a.point for a in legal[: len(legal) - can_pass - can_swap] if isinstance(a, Place)]
+        # A hot path: the engine lists only placements before them, so no check per element.
+        placements = cast("Sequence[Place]", legal[: len(legal) - can_pass - can_swap])
+        points = [a.point for a in placements]
         return pb.LegalActions(flank=fpb.FlankLegal(points=points, can_pass=can_pass, can_swap=can_swap))
 
     def legal_from_pb(self, message: pb.LegalActions) -> list[object]:
@@ -81,8 +84,10 @@ class FlankCodec:
             raise TypeError(f"not a flank observation: {type(obs).__name__}")
         scores = dict(obs.scores)
         last = None
-        if obs.last_action is not None:
-            last = self.action_to_pb(self.rules.parse_action(obs.last_action)).flank
+        if obs.last_action is not None:  # the engine's own text: "pass", "swap" or a point name
+            text = obs.last_action
+            action = PASS if text == "pass" else SWAP if text == "swap" else Place(text)
+            last = self.action_to_pb(action).flank
         return pb.Observation(
             flank=fpb.FlankObservation(
                 size=obs.size,
