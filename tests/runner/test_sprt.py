@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
-from arbiter.runner.sprt import Bounds, PairBook, Pentanomial, Sprt, Verdict, score_from_elo
+from arbiter.runner.sprt import MIN_PAIRS, Bounds, PairBook, Pentanomial, Sprt, Verdict, score_from_elo
 
 S1_50 = 0.5714631174083814  # 1 / (1 + 10 ** (-50 / 400)), by hand: 1 / 1.7498942
 
@@ -85,15 +86,25 @@ def test_pairs_are_counted_by_half_points():
             p.add(bad)
 
 
-def test_the_running_test_decides():
+def test_the_running_test_decides_after_its_minimum_of_pairs():
     test = Sprt(0, 50)
+    assert test.min_pairs == MIN_PAIRS == 10
     assert test.verdict() is Verdict.CONTINUE
-    verdicts = [test.add_pair(p) for p in (2, 1, 1.5, 2, 2, 1.5, 2, 2, 2, 2)]
-    assert verdicts[-1] is Verdict.H1
-    losing = Sprt(0, 50)
+    verdicts = [test.add_pair(p) for p in (2, 2, 2, 2, 2, 2, 2, 2, 2, 2)]
+    assert test.llr() > test.bounds.upper
+    assert verdicts[:-1] == [Verdict.CONTINUE] * 9 and verdicts[-1] is Verdict.H1
+    losing = Sprt(0, 50, min_pairs=5)
     assert [losing.add_pair(p) for p in (0, 0, 0.5, 0, 0)][-1] is Verdict.H0
+    quick = Sprt(0, 50, min_pairs=1)
+    assert quick.add_pair(2) is Verdict.H1  # the regularised variance of one pair is tiny
+    even = Sprt(-20, 20, alpha=0.05, beta=0.05)
+    for p in (2, 0, 1, 1, 0.5, 1.5, 1, 2, 0, 1):  # mean 0.5, variance 0.1
+        even.add_pair(p)
+    assert even.llr() == pytest.approx(0.0, abs=1e-9) and even.verdict() is Verdict.CONTINUE
     with pytest.raises(ValueError):
         Sprt(50, 0)
+    with pytest.raises(ValueError):
+        Sprt(0, 50, min_pairs=0)
 
 
 def test_pair_book_joins_games_2k_and_2k_plus_1():
@@ -103,3 +114,24 @@ def test_pair_book_joins_games_2k_and_2k_plus_1():
     assert book.add(1, 0.5) == 1.5
     assert book.add(2, 1.0) == 1.0
     assert book.halves == {}
+
+
+def simulate(true_elo: float, runs: int, seed: int) -> dict[Verdict, float]:
+    """The share of each verdict of Sprt(0, 50) over simulated pairs of drawless games."""
+    rng = random.Random(seed)
+    p_win = score_from_elo(true_elo)
+    verdicts = dict.fromkeys(Verdict, 0)
+    for _ in range(runs):
+        test, verdict = Sprt(0, 50), Verdict.CONTINUE
+        for _pair in range(400):
+            verdict = test.add_pair((rng.random() < p_win) + (rng.random() < p_win))
+            if verdict is not Verdict.CONTINUE:
+                break
+        verdicts[verdict] += 1
+    return {k: v / runs for k, v in verdicts.items()}
+
+
+def test_the_error_rates_are_about_alpha_and_beta():
+    # Equal bots: H1 is the false positive (alpha 0.05); 50 Elo better: H0 the false negative.
+    assert simulate(0, 300, seed=1)[Verdict.H1] < 0.1
+    assert simulate(50, 300, seed=2)[Verdict.H0] < 0.1

@@ -12,7 +12,12 @@ hypotheses (``1 / (1 + 10 ** (-elo / 400))``),
 
 H1 (NEW is ``elo1`` better) is accepted once ``LLR >= log((1 - beta) / alpha)``, H0 (NEW is only
 ``elo0`` better) once ``LLR <= log(beta / (1 - alpha))``. Empty counts are regularised to 0.001
-pairs (as fastchess does) so that the variance is never zero.
+pairs (as fishtest does) so that the variance is never zero.
+
+The formula is a normal approximation and needs a few pairs: after one pair won twice the
+regularised variance is tiny and the LLR is about +17, so a coin-flip result would decide the test.
+``Sprt`` therefore takes no decision before ``min_pairs`` pairs (default ``MIN_PAIRS``); looking
+later than every pair only makes a wrong decision less likely.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from enum import StrEnum
 REGULARISE = 1e-3
 #: The pair scores (out of 1) of the five counts: LL, LD, WL+DD, WD, WW.
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Pairs before the running test may decide (20 games).
+MIN_PAIRS = 10
 
 
 def score_from_elo(elo: float) -> float:
@@ -99,11 +106,14 @@ class Sprt:
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    min_pairs: int = MIN_PAIRS
     penta: Pentanomial = field(default_factory=Pentanomial)
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError(f"ELO0 must be below ELO1, not {self.elo0:g} and {self.elo1:g}")
+        if self.min_pairs < 1:
+            raise ValueError(f"min_pairs must be at least 1, not {self.min_pairs}")
         self.bounds = Bounds.of(self.alpha, self.beta)
 
     def add_pair(self, points: float) -> Verdict:
@@ -114,6 +124,8 @@ class Sprt:
         return self.penta.llr(self.elo0, self.elo1)
 
     def verdict(self) -> Verdict:
+        if self.penta.pairs < self.min_pairs:
+            return Verdict.CONTINUE
         return self.bounds.verdict(self.llr())
 
 
