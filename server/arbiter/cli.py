@@ -356,7 +356,7 @@ def match_command(
 
     With --sprt ELO0 ELO1 the games are played in pairs (seats swapped, one seed per pair) until
     the sequential test is decided: exit status 0 when H1 is accepted (BOT_A is better), 1 for H0,
-    2 when --games came first (3 when the run fails).
+    2 when --games (with --sprt 1000 unless given) came first (3 when the run fails).
 
     A bot is a built-in name (random, greedy, greedy_flank, surge_tips) or a shell command that
     starts an SDK bot; the command finds the arbiter's address and its token in the environment
@@ -374,6 +374,8 @@ def match_command(
     from .runner.local_match import LocalRunner, RunnerConfig, RunnerError
     from .runner.report import Reporter
 
+    if sprt is not None and click.get_current_context().get_parameter_source("games") is DEFAULT:
+        games = SPRT_GAMES
     if games < 1:
         fail(f"--games must be at least 1, got {games}", 2)
     if sprt is not None and games < 2:
@@ -411,6 +413,11 @@ def match_command(
         click.echo("interrupted", err=True)
         sys.exit(130)
     reporter.summary(result, runner.names)
+
+
+#: The most games of an SPRT run when --games is not given.
+SPRT_GAMES = 1000
+DEFAULT = click.core.ParameterSource.DEFAULT
 
 
 def _check_run_options(concurrency: int, connect_timeout: float) -> None:

@@ -28,9 +28,10 @@ def test_a_better_bot_is_found_long_before_the_game_limit(tmp_path):
 
 
 def test_a_worse_bot_accepts_h0(tmp_path):
-    result = sprt(tmp_path, "random", "greedy", "--sprt", "0", "50", "--games", "200")
+    result = sprt(tmp_path, "random", "greedy", "--sprt", "0", "50")
     assert result.exit_code == 1, result.output
     assert "H0 accepted" in result.output
+    assert "at most 500 pairs" in result.output  # --games is 1000 with --sprt unless given
 
 
 def test_the_game_limit_leaves_it_inconclusive(tmp_path):
