@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 from arbiter.cli import main
@@ -25,6 +26,8 @@ def test_a_better_bot_is_found_long_before_the_game_limit(tmp_path):
     assert "H1 accepted" in result.output and "LLR" in result.output
     records = list(tmp_path.glob("torrent-*.json"))
     assert 20 <= len(records) < 60 and len(records) % 2 == 0  # from the 10th pair on
+    played = re.search(r"games (\d+), pairs (\d+)", result.output)
+    assert played and int(played[1]) == len(records) == 2 * int(played[2])  # no game after the verdict
 
 
 def test_a_worse_bot_accepts_h0(tmp_path):

@@ -185,8 +185,10 @@ class LocalRunner:
         self.arbiter: _RunnerArbiter | None = None
 
     def stop(self) -> None:
-        """End the run after this game (from ``on_game``): games still running are abandoned."""
+        """End the run after this game (from ``on_game``): no new game starts, running ones are abandoned."""
         self.done.set()
+        if self.arbiter is not None:
+            self.arbiter.config.max_matches = self.arbiter.hosting.started
 
     def _on_event(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):
