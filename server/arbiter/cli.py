@@ -7,11 +7,14 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .runner.local_match import RunnerConfig
 
 
 def fail(message: str, status: int = 1) -> NoReturn:
@@ -365,6 +368,15 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     show_default=True,
     help="Seconds a bot has to connect before the run gives up.",
 )
+@click.option(
+    "--sprt",
+    type=(float, float),
+    default=None,
+    metavar="ELO0 ELO1",
+    help="Sequential test: play pairs until H1 (A is ELO1 better) or H0 (ELO0) is accepted, at most --games.",
+)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="SPRT: false positive rate.")
+@click.option("--beta", type=float, default=0.05, show_default=True, help="SPRT: false negative rate.")
 @_policy_options
 def match_command(
     bot_a: str,
@@ -376,6 +388,9 @@ def match_command(
     records: str | None,
     seed: int | None,
     connect_timeout: float,
+    sprt: tuple[float, float] | None,
+    alpha: float,
+    beta: float,
     base: float,
     increment: float,
     per_decision: float | None,
@@ -383,6 +398,10 @@ def match_command(
     on_illegal: str,
 ) -> None:
     """Play GAMES games between BOT_A and BOT_B through a real local arbiter, alternating seats.
+
+    With --sprt ELO0 ELO1 the games are played in pairs (seats swapped, one seed per pair) until
+    the sequential test is decided: exit status 0 when H1 is accepted (BOT_A is better), 1 for H0,
+    2 when --games (with --sprt 1000 unless given) came first (3 when the run fails).
 
     A bot is a built-in name (random, greedy, greedy_flank, surge_tips) or a shell command that
     starts an SDK bot; the command finds the arbiter's address and its token in the environment
@@ -394,28 +413,20 @@ def match_command(
     from datetime import datetime
     from pathlib import Path
 
-    from arbiter_games import get_game
     from arbiter_games.policy import MatchPolicy
 
     from .logging_setup import configure_logging
     from .runner.local_match import LocalRunner, RunnerConfig, RunnerError
     from .runner.report import Reporter
 
+    if sprt is not None and click.get_current_context().get_parameter_source("games") is DEFAULT:
+        games = SPRT_GAMES
     if games < 1:
         fail(f"--games must be at least 1, got {games}", 2)
-    if concurrency < 1:
-        fail(f"--concurrency must be at least 1, got {concurrency}", 2)
-    if not connect_timeout > 0:
-        fail(f"--connect-timeout must be more than 0 seconds, got {connect_timeout:g}", 2)
-    options: dict[str, int] = {}
-    if size is not None:
-        size_option = next((o for o in get_game(game).options if o.name == "size"), None)
-        if size_option is None:
-            fail(f"--size: {game} has no board size", 2)
-        if size not in size_option.choices:
-            sizes = ", ".join(map(str, size_option.choices))
-            fail(f"--size: {game} is played on sizes {sizes}, not {size}", 2)
-        options["size"] = size
+    if sprt is not None and games < 2:
+        fail(f"--games must be at least 2 (one pair) with --sprt, got {games}", 2)
+    _check_run_options(concurrency, connect_timeout)
+    options = _game_options(game, size)
     folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
     config = RunnerConfig(
         bot_a=bot_a,
@@ -431,6 +442,10 @@ def match_command(
         connect_timeout=connect_timeout,
     )
     configure_logging("error")
+    if sprt is not None:
+        config.games -= config.games % 2  # whole pairs
+        config.paired_seeds = True
+        sys.exit(_run_sprt(config, sprt, alpha, beta))
     reporter = Reporter(config)
     runner = LocalRunner(config, on_game=reporter.game_finished)
     try:
@@ -443,6 +458,173 @@ def match_command(
         click.echo("interrupted", err=True)
         sys.exit(130)
     reporter.summary(result, runner.names)
+
+
+#: The most games of an SPRT run when --games is not given.
+SPRT_GAMES = 1000
+DEFAULT = click.core.ParameterSource.DEFAULT
+
+
+def _check_run_options(concurrency: int, connect_timeout: float) -> None:
+    if concurrency < 1:
+        fail(f"--concurrency must be at least 1, got {concurrency}", 2)
+    if not connect_timeout > 0:
+        fail(f"--connect-timeout must be more than 0 seconds, got {connect_timeout:g}", 2)
+
+
+def _game_options(game: str, size: int | None) -> dict[str, int]:
+    """The game's options from --size (a one-line error, status 2, for a size it does not offer)."""
+    from arbiter_games import get_game
+
+    options: dict[str, int] = {}
+    if size is not None:
+        size_option = next((o for o in get_game(game).options if o.name == "size"), None)
+        if size_option is None:
+            fail(f"--size: {game} has no board size", 2)
+        if size not in size_option.choices:
+            sizes = ", ".join(map(str, size_option.choices))
+            fail(f"--size: {game} is played on sizes {sizes}, not {size}", 2)
+        options["size"] = size
+    return options
+
+
+def _run_sprt(config: RunnerConfig, elos: tuple[float, float], alpha: float, beta: float) -> int:
+    """Play SPRT pairs; the exit status: 0 H1 accepted, 1 H0 accepted, 2 inconclusive, 3 an error."""
+    import asyncio
+
+    from .runner.local_match import LocalRunner, RunnerError
+    from .runner.report import SprtReporter
+    from .runner.sprt import Sprt, Verdict
+
+    try:
+        test = Sprt(elos[0], elos[1], alpha, beta)
+    except ValueError as exc:
+        fail(f"--sprt: {exc}", 2)
+    runner = LocalRunner(config)
+    reporter = SprtReporter(test, runner)
+    runner.on_game = reporter.game_finished
+    click.echo(
+        f"SPRT [{elos[0]:g}, {elos[1]:g}] alpha {alpha:g} beta {beta:g}: bounds "
+        f"{test.bounds.lower:+.2f} .. {test.bounds.upper:+.2f}, at most {config.games // 2} pairs"
+    )
+    try:
+        result = asyncio.run(runner.run())
+    except RunnerError as exc:
+        fail(str(exc), 3)  # not 1: that says H0
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        return 130
+    reporter.summary(result, runner.names)
+    return {Verdict.H1: 0, Verdict.H0: 1, Verdict.CONTINUE: 2}[reporter.verdict]
+
+
+@main.command()
+@click.argument("bots", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["round-robin", "gauntlet"]),
+    default="round-robin",
+    show_default=True,
+    help="Every pair plays (round-robin), or the first bot plays each other.",
+)
+@click.option(
+    "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
+)
+@click.option("--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7).")
+@click.option("--games", type=int, default=10, show_default=True, help="Games per pairing.")
+@click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
+@click.option(
+    "--records",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for records [records/tournament-TIME].",
+)
+@click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
+@click.option(
+    "--connect-timeout",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds a bot has to connect before the run gives up.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The result as JSON on stdout (progress on stderr).")
+@_policy_options
+def tournament(
+    bots: tuple[str, ...],
+    form: str,
+    game: str,
+    size: int | None,
+    games: int,
+    concurrency: int,
+    records: str | None,
+    seed: int | None,
+    connect_timeout: float,
+    as_json: bool,
+    base: float,
+    increment: float,
+    per_decision: float | None,
+    on_timeout: str,
+    on_illegal: str,
+) -> None:
+    """Play a tournament between BOTS (built-in names or commands, as for `arbiter match`).
+
+    Every pairing plays GAMES games with alternating seats through a local arbiter; at the end a
+    crosstable (points of the row against the column) and ratings (the whole-history Bradley-Terry
+    fit the ladder uses). Example:
+
+      arbiter tournament greedy random "python -m my_bot" --format round-robin --games 20
+    """
+    import asyncio
+    import json
+    from datetime import datetime
+    from pathlib import Path
+
+    from arbiter_games.policy import MatchPolicy
+    from rich.console import Console
+
+    from .logging_setup import configure_logging
+    from .runner.local_match import RunnerConfig, RunnerError
+    from .runner.report import TournamentReporter
+    from .runner.tournament import Tournament
+
+    if len(bots) < 2:
+        fail(f"a tournament needs at least two bots, got {len(bots)}", 2)
+    if games < 1:
+        fail(f"--games must be at least 1, got {games}", 2)
+    _check_run_options(concurrency, connect_timeout)
+    folder = (
+        Path(records) if records else Path("records") / datetime.now().strftime("tournament-%Y%m%d-%H%M%S")
+    )
+    config = RunnerConfig(
+        bot_a="",
+        bot_b="",
+        game=game,
+        options=_game_options(game, size),
+        games=games,
+        control=_time_control(base, increment, per_decision),
+        policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
+        records_dir=folder,
+        concurrency=concurrency,
+        seed=seed,
+        connect_timeout=connect_timeout,
+    )
+    configure_logging("error")
+    event = Tournament(list(bots), form, config)
+    reporter = TournamentReporter(event, Console(stderr=True) if as_json else None)
+    event.on_game, event.on_pairing = reporter.game_finished, reporter.pairing_started
+    try:
+        with reporter:
+            table = asyncio.run(event.run())
+    except RunnerError as exc:
+        fail(str(exc), 1)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps({"game": game, "options": config.options, "format": form, **table.as_json()}))
+    else:
+        reporter.summary(table)
 
 
 @main.command()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import secrets
 import shlex
@@ -23,7 +24,9 @@ from typing import Any
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 
+from ..lobby import Pairing
 from ..match.events import MatchEnded, MatchEvent
+from ..match.match import Match, MatchSetup
 from ..node import Arbiter, ArbiterConfig
 from ..sessions.auth import MAX_NAME_LENGTH, BotDirectory
 from ..transport.server import create_server
@@ -56,6 +59,8 @@ class RunnerConfig:
     seed: int | None = None
     #: Seconds each bot has to open its stream to the arbiter before the run gives up.
     connect_timeout: float = 30.0
+    #: Games 2k and 2k + 1 (in start order; seats swapped) share one seed (for SPRT pairs).
+    paired_seeds: bool = False
 
 
 @dataclass
@@ -68,6 +73,14 @@ class GameResult:
     reason: str
     faulty: str | None
     detail: str
+    #: The game's place in start order, from 0 (``number`` counts games in the order they ended).
+    index: int = 0
+    #: The match's seed (hex) when the runner chose it (paired seeds), else "".
+    seed: str = ""
+
+    @property
+    def points_of_a(self) -> float:
+        return 1.0 if self.winner == "A" else 0.0 if self.winner == "B" else 0.5
 
 
 @dataclass
@@ -93,6 +106,41 @@ class _WatchedDirectory(BotDirectory):
         if name is not None:
             self.connected[name].set()
         return name
+
+
+class _RunnerArbiter(Arbiter):
+    """The arbiter of a run: notes each match's start order and, for pairs, gives it its seed."""
+
+    def __init__(self, config: ArbiterConfig, listeners: list[Any], paired_seeds: bool) -> None:
+        super().__init__(config, listeners=listeners)
+        self.paired_seeds = paired_seeds
+        self.salt = secrets.token_bytes(16)
+        #: match id -> (start index, seed hex or "").
+        self.started: dict[str, tuple[int, str]] = {}
+
+    def pair_seed(self, index: int) -> bytes:
+        return hashlib.sha256(self.salt + str(index // 2).encode()).digest()
+
+    def start_pairing(self, pairing: Pairing) -> Match:
+        index = len(self.started)
+        if not self.paired_seeds:
+            match = super().start_pairing(pairing)
+            self.started[match.id] = (index, "")
+            return match
+        key = pairing.key
+        seed = self.pair_seed(index)
+        setup = MatchSetup(
+            key.game,
+            dict(key.options),
+            {seat: seek.bot for seat, seek in pairing.seats.items()},
+            key.control,
+            self.config.policy,
+            seed=seed,
+            seek_ids={seat: seek.seek_id for seat, seek in pairing.seats.items()},
+        )
+        match = self.start_match(setup)
+        self.started[match.id] = (index, seed.hex())
+        return match
 
 
 def is_builtin(spec: str) -> bool:
@@ -134,12 +182,21 @@ class LocalRunner:
         self.result = RunResult(Tally())
         self.done = asyncio.Event()
         self.processes: list[asyncio.subprocess.Process] = []
+        self.arbiter: _RunnerArbiter | None = None
+
+    def stop(self) -> None:
+        """End the run after this game (from ``on_game``): no new game starts, running ones are abandoned."""
+        self.done.set()
+        if self.arbiter is not None:
+            self.arbiter.config.max_matches = self.arbiter.hosting.started
 
     def _on_event(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):
             self._on_match_end(event)
 
     def _on_match_end(self, event: MatchEnded) -> None:
+        if self.done.is_set():
+            return  # a match aborted as the run stops early: not one of its games
         end = event.end
         bots = event.facts.bots
         seat_of = {("A" if name == self.names["A"] else "B"): seat for seat, name in bots.items()}
@@ -150,7 +207,10 @@ class LocalRunner:
         tally = self.result.tally
         tally.add(winner, scores, end.reason, faulty)
         match_id = event.facts.match_id
-        game = GameResult(tally.games, match_id, seat_of["A"], winner, scores, end.reason, faulty, end.detail)
+        index, seed = self.arbiter.started.get(match_id, (tally.games - 1, "")) if self.arbiter else (0, "")
+        game = GameResult(
+            tally.games, match_id, seat_of["A"], winner, scores, end.reason, faulty, end.detail, index, seed
+        )
         self.result.games.append(game)
         if self.on_game is not None:
             self.on_game(game, tally)
@@ -169,7 +229,8 @@ class LocalRunner:
             records_dir=cfg.records_dir,
             max_matches=cfg.games,
         )
-        arbiter = Arbiter(arbiter_config, listeners=[self._on_event])
+        arbiter = _RunnerArbiter(arbiter_config, [self._on_event], cfg.paired_seeds)
+        self.arbiter = arbiter
         server = await create_server(arbiter_config, "127.0.0.1", 0, arbiter=arbiter)
         tasks: list[asyncio.Task[Any]] = []
         try:
