@@ -20,7 +20,9 @@ def write_record(directory: Path, record: Mapping[str, Any]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{record['game']}-{record['match_id']}.json"
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    # Compact, so that the C encoder writes it (an indented dump runs the pure-Python encoder,
+    # which holds the interpreter lock long enough to delay the event loop).
+    tmp.write_text(json.dumps(record, separators=(",", ":")) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
 
