@@ -24,7 +24,16 @@ from .ladder.host import JoinAccepted, LadderHost, LadderRefused
 from .ladder.memory import MemoryLadders
 from .ladder.model import LadderConfig
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
-from .match.events import MatchEvent
+from .match.events import (
+    ActionApplied,
+    MatchEnded,
+    MatchEvent,
+    MatchStarted,
+    MoveAcknowledged,
+    MoveRefused,
+    SeatResumed,
+    TurnIssued,
+)
 from .match.match import Match, MatchSetup, PlayedAction
 from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
@@ -98,16 +107,18 @@ class Arbiter:
             config.bot_store = config.bot_store or BotsFromFlagsThenStore(config.bots, StoreBots(store))
             self.ladders = LadderHost(StoreLadders(store), self.writer, self.hosting, self.sessions.connected)
             # Order matters: the ladder reckons a result, the writer commits it, then the seats hear.
-            self.bus.subscribe(self.ladders)
-            self.bus.subscribe(self.writer)
+            self.bus.subscribe(self.ladders, [MatchEnded])
+            self.bus.subscribe(self.writer, [MatchStarted, ActionApplied, MatchEnded])
         elif ladders:
             memory = MemoryLadders(ladders)
             self.ladders = LadderHost(memory, memory, self.hosting, self.sessions.connected)
-            self.bus.subscribe(self.ladders)
-        self.bus.subscribe(SeatRouter(self.sessions, self.writer))
+            self.bus.subscribe(self.ladders, [MatchEnded])
+        # ActionApplied is for no seat (the next TurnIssued or MatchEnded carries the position).
+        seat_kinds = [MatchStarted, SeatResumed, TurnIssued, MoveRefused, MoveAcknowledged, MatchEnded]
+        self.bus.subscribe(SeatRouter(self.sessions, self.writer), seat_kinds)
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:
-            self.bus.subscribe(self.records)
+            self.bus.subscribe(self.records, [MatchEnded])
         for listener in listeners:
             self.bus.subscribe(listener)
         self.matchmaker: Matchmaker = matchmaker or FifoMatchmaker()

@@ -171,10 +171,15 @@ MatchEvent = (
 Emit = Callable[[MatchEvent], None]
 
 
+_BOTH_SEATS = (1, 2)
+_NO_SEAT: tuple[int, ...] = ()
+_FOR_ALL = {MatchStarted: _BOTH_SEATS, MatchEnded: _BOTH_SEATS, ActionApplied: _NO_SEAT}
+
+
 def addressed_seats(event: MatchEvent) -> tuple[int, ...]:
     """The seats an event is for (the transport sends it to their bots)."""
-    if isinstance(event, MatchStarted | MatchEnded):
-        return (1, 2)
-    if isinstance(event, ActionApplied):
-        return ()
+    seats = _FOR_ALL.get(type(event))
+    if seats is not None:
+        return seats
+    assert not isinstance(event, MatchStarted | MatchEnded | ActionApplied)
     return (event.seat,)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import convert
@@ -90,27 +91,43 @@ def _ended(event: MatchEnded, seat: int) -> pb.PlayResponse:
     )
 
 
+def _refused(event: MoveRefused, seat: int) -> pb.PlayResponse:
+    status = status_for(event.reason.value, event.message)
+    rejected = pb.MoveRejected(
+        match_id=event.facts.match_id, turn_id=event.turn_id, status=status, may_retry=event.may_retry
+    )
+    return pb.PlayResponse(move_rejected=rejected)
+
+
+def _acknowledged(event: MoveAcknowledged, seat: int) -> pb.PlayResponse:
+    return pb.PlayResponse(
+        move_acknowledged=pb.MoveAcknowledged(match_id=event.facts.match_id, turn_id=event.turn_id)
+    )
+
+
+def _match_started(event: MatchStarted, seat: int) -> pb.PlayResponse:
+    return _started(event.facts, seat, event.observations[seat], event.clocks, resumed=False)
+
+
+def _seat_resumed(event: SeatResumed, seat: int) -> pb.PlayResponse:
+    return _started(event.facts, seat, event.observation, event.clocks, resumed=True)
+
+
+#: The message of each kind of event a seat receives (one look-up per event on the hot path).
+_ENCODERS: dict[type, Callable[[Any, int], pb.PlayResponse]] = {
+    TurnIssued: lambda event, seat: _turn(event),
+    MoveRefused: _refused,
+    MoveAcknowledged: _acknowledged,
+    MatchStarted: _match_started,
+    SeatResumed: _seat_resumed,
+    MatchEnded: _ended,
+}
+
+
 def encode(event: MatchEvent, seat: int) -> pb.PlayResponse | None:
     """The message ``seat`` receives for ``event`` (None: the event is not for seats)."""
-    if isinstance(event, TurnIssued):
-        return _turn(event)
-    if isinstance(event, MoveRefused):
-        status = status_for(event.reason.value, event.message)
-        rejected = pb.MoveRejected(
-            match_id=event.facts.match_id, turn_id=event.turn_id, status=status, may_retry=event.may_retry
-        )
-        return pb.PlayResponse(move_rejected=rejected)
-    if isinstance(event, MoveAcknowledged):
-        return pb.PlayResponse(
-            move_acknowledged=pb.MoveAcknowledged(match_id=event.facts.match_id, turn_id=event.turn_id)
-        )
-    if isinstance(event, MatchStarted):
-        return _started(event.facts, seat, event.observations[seat], event.clocks, resumed=False)
-    if isinstance(event, SeatResumed):
-        return _started(event.facts, seat, event.observation, event.clocks, resumed=True)
-    if isinstance(event, MatchEnded):
-        return _ended(event, seat)
-    return None
+    encoder = _ENCODERS.get(type(event))
+    return None if encoder is None else encoder(event, seat)
 
 
 def welcome(
