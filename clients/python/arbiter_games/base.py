@@ -16,6 +16,20 @@ SEAT_2 = 2
 SEATS = (SEAT_1, SEAT_2)
 
 
+def cut_short(text: str) -> str:
+    """``text``, cut short so that a huge input gives a short message."""
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def shown_input(value: object) -> str:
+    """``repr`` of a bot's input, cut short (also an int past Python's int string conversion limit)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail (an int of over 4300 digits raises)
+        return f"<{type(value).__name__}>"
+    return cut_short(text)
+
+
 def other_seat(seat: int) -> int:
     """The seat that is not ``seat``."""
     return 3 - seat

@@ -22,7 +22,16 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
-from .base import SEAT_1, SEAT_2, IllegalAction, MalformedAction, OptionsError, Outcome
+from .base import (
+    SEAT_1,
+    SEAT_2,
+    IllegalAction,
+    MalformedAction,
+    OptionsError,
+    Outcome,
+    cut_short,
+    shown_input,
+)
 
 BLACK = "black"
 WHITE = "white"
@@ -41,18 +50,8 @@ _FLANKED_MIDPOINT = re.compile(rb"([BW])\.(?:\.\.)*(?=\1)")
 POINT_NAME = re.compile(r"[a-z](?:0|[1-9][0-9]*)\Z")
 
 
-def _cut(text: str) -> str:
-    """``text``, cut short so that a huge input gives a short message."""
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _shown(value: object) -> str:
-    """``repr`` of a bot's input, cut short so that a huge input gives a short message."""
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a message must not fail (an int of over 4300 digits raises)
-        return f"<{type(value).__name__}>"
-    return _cut(text)
+_cut = cut_short
+_shown = shown_input
 
 
 # The six cardinal directions, as pairs of opposites along the three axes.

@@ -27,7 +27,7 @@ from itertools import chain
 from operator import itemgetter, mod
 from typing import TYPE_CHECKING, Any, Final
 
-from .base import IllegalAction, MalformedAction, OptionsError, Outcome, Rules
+from .base import IllegalAction, MalformedAction, OptionsError, Outcome, Rules, cut_short, shown_input
 
 BLUE: Final = "blue"
 ORANGE: Final = "orange"
@@ -138,18 +138,8 @@ _NUMBER = r"(?:0|[1-9][0-9]{0,19})"
 _ACTION_RE: Final = re.compile(rf"({_NUMBER})@([a-z])({_NUMBER})", re.ASCII)
 
 
-def _cut(text: str) -> str:
-    """``text``, cut short so that a huge input gives a short message."""
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _shown(value: object) -> str:
-    """``repr`` of a bot's input, cut short (also an int past Python's int string conversion limit)."""
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a message must not fail (an int of over 4300 digits raises)
-        return f"<{type(value).__name__}>"
-    return _cut(text)
+_cut = cut_short
+_shown = shown_input
 
 
 def _parse_error(text: str) -> MalformedAction:
