@@ -1,4 +1,5 @@
-"""The SDK is its own distribution: the games, the wire and the client, nothing of the server."""
+"""The SDK is its own distribution: the games, the wire, the client and (behind the optional ``training``
+extra) the training environments; nothing of the server."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from arbiter_games import get_game
 from arbiter_games.hexflank import PASS, SWAP, FlankObservation, Place
-from arbiter_games.surge import SURGE, PlaceStone, SurgeObservation, SurgeState
+from arbiter_games.surge import SKIP, SURGE, PlaceStone, SurgeObservation, SurgeState
 from arbiter_games.surge_game import SURGE_GAME
 from arbiter_training import ArbiterEnv, FlankCodec, SurgeCodec, raw_env, surge_seed
 from arbiter_training.encoding import HIDDEN
@@ -174,3 +174,18 @@ def test_the_raw_env_refuses_an_illegal_action_and_renders_the_board():
     assert env.render() == env.game.render_text(env.state)
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="rgb_array")
+
+
+def test_surges_forced_skips_are_played_by_the_environment(monkeypatch):
+    env = raw_env(game="surge")
+    played = []
+    apply = env.game.apply_in_place
+
+    def recording(state, action):
+        played.append(action)
+        apply(state, action)
+
+    monkeypatch.setattr(env.game, "apply_in_place", recording)
+    for seed in range(3):
+        rollout(env, seed)  # asserts that no agent is ever asked to play a forced action
+    assert SKIP in played
