@@ -1,4 +1,5 @@
-"""The SDK is its own distribution: the games, the wire and the client, nothing of the server."""
+"""The SDK is its own distribution: the games, the wire, the client and (behind the optional ``training``
+extra) the training environments; nothing of the server."""
 
 from __future__ import annotations
 
@@ -33,10 +34,16 @@ def test_the_sdk_wheel_holds_no_server_code_and_needs_no_server_library(tmp_path
         metadata_name = next(n for n in names if n.endswith(".dist-info/METADATA"))
         metadata = Parser().parsestr(archive.read(metadata_name).decode())
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
-    assert top_level == {"arbiter_games", "arbiter_wire", "arbiter_bot"}
+    assert top_level == {"arbiter_games", "arbiter_wire", "arbiter_bot", "arbiter_training"}
     assert "arbiter_wire/v1/bot_service_pb2.py" in names and "arbiter_bot/py.typed" in names
-    required = {
-        line.split(">")[0].split("=")[0].split("<")[0].strip().lower()
-        for line in metadata.get_all("Requires-Dist")
-    }
+
+    def name(line: str) -> str:
+        return line.split(";")[0].split(">")[0].split("=")[0].split("<")[0].strip().lower()
+
+    requires = metadata.get_all("Requires-Dist")
+    required = {name(line) for line in requires if "extra ==" not in line}
     assert required == {"grpcio", "protobuf", "googleapis-common-protos", "structlog"}
+    # The training environments' libraries only with the optional extra.
+    training = {name(line) for line in requires if 'extra == "training"' in line}
+    assert training == {"pettingzoo", "gymnasium", "numpy"}
+    assert "arbiter_training/py.typed" in names
