@@ -264,6 +264,10 @@ class Arbiter:
         """Route an answer to its match; raises hosting.UnknownMatch."""
         self.hosting.submit(bot_name, match_id, turn_id, action)
 
+    def answer(self, match: Match, bot_name: str, turn_id: int, action: object | ActionError) -> None:
+        """An answer to a match the caller has found already (``find_match``)."""
+        self.hosting.answer(match, bot_name, turn_id, action)
+
     # --- stopping -----------------------------------------------------------------------------
     async def shutdown(self, grace: float) -> None:
         """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""

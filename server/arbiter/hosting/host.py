@@ -171,6 +171,10 @@ class MatchHosting:
         match = self.find(bot_name, match_id)
         if match is None:
             raise UnknownMatch(f"no match {match_id!r} for bot {bot_name}")
+        self.answer(match, bot_name, turn_id, action)
+
+    def answer(self, match: Match, bot_name: str, turn_id: int, action: object | ActionError) -> None:
+        """An answer of ``bot_name`` to ``match`` (found by ``find``), given to the right seat."""
         seats = match.seat_of(bot_name)
         seat = seats[0]
         if len(seats) == 2:

@@ -17,7 +17,6 @@ from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from google.protobuf.message import DecodeError
 from grpc_status import rpc_status
 
-from ..hosting import UnknownMatch
 from ..ladder.host import LadderRefused
 from ..node import Arbiter, SeekRefused
 from ..sessions.identity import VersionError, read_version
@@ -121,22 +120,21 @@ class BotServicer(pb_grpc.BotServiceServicer):
 
     def _move(self, session: BotSession, move: pb.Move) -> None:
         match = self.arbiter.find_match(session.bot_name, move.match_id)
-        action: object | ActionError = None
-        if match is not None:
-            try:
-                action = convert.action_from_pb(match.game.name, move.action)
-            except ActionError as exc:
-                action = exc
-            except (ValueError, TypeError, OverflowError) as exc:
-                action = MalformedAction(f"cannot read the action: {type(exc).__name__}")
-        try:
-            self.arbiter.move(session.bot_name, move.match_id, move.turn_id, action)
-        except UnknownMatch:
+        if match is None:
             status = status_for(
                 reasons.UNKNOWN_MATCH, f"no match {shown(move.match_id)} for bot {session.bot_name}"
             )
             rejected = pb.MoveRejected(match_id=move.match_id, turn_id=move.turn_id, status=status)
             session.send(pb.PlayResponse(move_rejected=rejected))
+            return
+        action: object | ActionError
+        try:
+            action = convert.action_from_pb(match.game.name, move.action)
+        except ActionError as exc:
+            action = exc
+        except (ValueError, TypeError, OverflowError) as exc:
+            action = MalformedAction(f"cannot read the action: {type(exc).__name__}")
+        self.arbiter.answer(match, session.bot_name, move.turn_id, action)
 
     def _seek(self, session: BotSession, seek: pb.Seek) -> None:
         try:
