@@ -46,15 +46,18 @@ class StandingRow:
 
 
 def standings(store: SqlStore, ladder: str, all_versions: bool = False) -> list[StandingRow]:
-    """Ranked by the conservative rating ``mu - 3 sigma``; ``?`` marks provisional ratings."""
-    ratings = store.ratings(ladder)
-    last = store.last_games(ladder)
-    current = store.current_versions(ladder)
-    failures = store.failure_counts(ladder)
+    """Ranked by the conservative rating ``mu - 3 sigma``; ``?`` marks provisional ratings.
+
+    A bot's current version is the one of its last game; older versions only with ``all_versions``.
+    One read of the store (``ladder_facts``), which the web pages use too.
+    """
+    facts = store.ladder_facts(ladder)
+    current = {bot: version for bot, (_, version) in facts.latest_game.items()}
     rows: list[StandingRow] = []
-    for row in ratings:
+    for row in facts.ratings:
         version = row.version
-        is_current = current.get(version.bot) == version.version
+        # A version that has not finished a game yet counts as current only for a new bot.
+        is_current = current.get(version.bot, version.version) == version.version
         if not all_versions and not is_current:
             continue
         tally = row.tally
@@ -71,10 +74,10 @@ def standings(store: SqlStore, ladder: str, all_versions: bool = False) -> list[
                 wins=tally.wins,
                 losses=tally.losses,
                 draws=tally.draws,
-                failures=dict(failures.get(version, {})),
-                last_game=last.get(version),
+                failures=dict(facts.failures.get(version, {})),
+                last_game=facts.last_game.get(version),
                 current=is_current,
-                paused=store.paused(ladder, version.bot),
+                paused=facts.paused.get(version.bot),
             )
         )
     return rows

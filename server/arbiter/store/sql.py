@@ -334,64 +334,6 @@ class SqlStore:
         with self._read() as session:
             return {row.ladder: row.paused_reason or "paused" for row in session.scalars(query)}
 
-    def last_games(self, ladder: str) -> dict[BotVersion, float]:
-        """When each bot version last finished a match on ``ladder``."""
-        out: dict[BotVersion, float] = {}
-        with self._read() as session:
-            for seat_bot, seat_version in (
-                (Match.seat_1_bot, Match.seat_1_version),
-                (Match.seat_2_bot, Match.seat_2_version),
-            ):
-                query = (
-                    select(seat_bot, seat_version, func.max(Match.ended_at))
-                    .where(Match.ladder == ladder, Match.status != RUNNING)
-                    .group_by(seat_bot, seat_version)
-                )
-                for bot, version, ended in session.execute(query):
-                    when = None if ended is None else float(ended)
-                    key = BotVersion(bot, version)
-                    if when is not None and when > out.get(key, float("-inf")):
-                        out[key] = when
-        return out
-
-    def current_versions(self, ladder: str) -> dict[str, str]:
-        """Each bot's version in its latest finished match on ``ladder`` (what the standings show).
-
-        Finished only: a new version's first match, running or aborted, has no rating yet, and
-        the bot would drop out of the standings until it had one.
-        """
-        latest: dict[str, tuple[float, str]] = {}
-        with self._read() as session:
-            for seat_bot, seat_version in (
-                (Match.seat_1_bot, Match.seat_1_version),
-                (Match.seat_2_bot, Match.seat_2_version),
-            ):
-                query = select(seat_bot, seat_version, Match.started_at).where(
-                    Match.ladder == ladder, Match.status == FINISHED
-                )
-                for bot, version, started in session.execute(query):
-                    when = float(started or 0.0)
-                    if bot not in latest or when >= latest[bot][0]:
-                        latest[bot] = (when, version)
-        return {bot: version for bot, (_, version) in latest.items()}
-
-    def failure_counts(self, ladder: str) -> dict[BotVersion, dict[str, int]]:
-        """Per bot version, its failed matches on ``ladder`` by termination (its own faults only)."""
-        out: dict[BotVersion, dict[str, int]] = {}
-        query = select(Match).where(
-            Match.ladder == ladder, Match.faulty_seat.is_not(None), Match.status == FINISHED
-        )
-        with self._read() as session:
-            for match in session.scalars(query):
-                if match.faulty_seat == 1:
-                    key = BotVersion(match.seat_1_bot, match.seat_1_version)
-                else:
-                    key = BotVersion(match.seat_2_bot, match.seat_2_version)
-                kinds = out.setdefault(key, {})
-                kind = match.termination or "unknown"
-                kinds[kind] = kinds.get(kind, 0) + 1
-        return out
-
     def paused(self, ladder: str, bot: str) -> str | None:
         """Why ``bot`` is paused on ``ladder``, or None when it is not."""
         with self._read() as session:

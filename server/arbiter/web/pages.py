@@ -15,6 +15,7 @@ from arbiter_games import get_game
 
 from ..ladder.model import BotVersion, LadderConfig
 from ..ladder.ratings import is_provisional
+from ..ladder.standings import standings as ladder_standings
 from ..match.replay import RecordError, replay
 from ..store import MatchRow, SqlStore
 from ..store.rows import RatingRow
@@ -44,33 +45,10 @@ RECENT = 30
 
 def standings(store: SqlStore, ladder: str) -> list[Standing]:
     """Each bot's current version (the one of its last game), best first by mu - 3 sigma."""
-    facts = store.ladder_facts(ladder)
-    current = {bot: version for bot, (_, version) in facts.latest_game.items()}
-    rows: list[Standing] = []
-    for row in facts.ratings:
-        version = row.version
-        if current.get(version.bot) != version.version:
-            continue
-        tally = row.tally
-        rows.append(
-            Standing(
-                rank=len(rows) + 1,
-                bot=version.bot,
-                version=version.version,
-                mu=tally.rating.mu,
-                sigma=tally.rating.sigma,
-                ordinal=tally.rating.ordinal,
-                provisional=is_provisional(tally.rating),
-                games=tally.games,
-                wins=tally.wins,
-                losses=tally.losses,
-                draws=tally.draws,
-                failures=dict(facts.failures.get(version, {})),
-                last_game=facts.last_game.get(version),
-                paused=facts.paused.get(version.bot),
-            )
-        )
-    return rows
+    return [
+        Standing(**{name: value for name, value in row.as_dict().items() if name in Standing.model_fields})
+        for row in ladder_standings(store, ladder)
+    ]
 
 
 def ladder_summary(config: LadderConfig, live: int, top: list[Standing]) -> LadderSummary:
