@@ -145,6 +145,18 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool, web_
         click.echo("\nstopped")
 
 
+def _bot_start_options(func: Any) -> Any:
+    """--seed and --connect-timeout, shared by the commands that start bots (match, tournament)."""
+    func = click.option(
+        "--connect-timeout",
+        type=float,
+        default=30.0,
+        show_default=True,
+        help="Seconds a bot has to connect before the run gives up.",
+    )(func)
+    return click.option("--seed", type=int, default=None, help="Seed for built-in bots.")(func)
+
+
 def _policy_options(func: Any) -> Any:
     func = click.option(
         "--on-illegal",
@@ -360,14 +372,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     default=None,
     help="Folder for records [records/match-TIME].",
 )
-@click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
-@click.option(
-    "--connect-timeout",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds a bot has to connect before the run gives up.",
-)
+@_bot_start_options
 @click.option(
     "--sprt",
     type=(float, float),
@@ -540,14 +545,7 @@ def _run_sprt(config: RunnerConfig, elos: tuple[float, float], alpha: float, bet
     default=None,
     help="Folder for records [records/tournament-TIME].",
 )
-@click.option("--seed", type=int, default=None, help="Seed for built-in bots.")
-@click.option(
-    "--connect-timeout",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds a bot has to connect before the run gives up.",
-)
+@_bot_start_options
 @click.option("--json", "as_json", is_flag=True, help="The result as JSON on stdout (progress on stderr).")
 @_policy_options
 def tournament(
