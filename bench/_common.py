@@ -46,15 +46,20 @@ async def wait_ready(address: str, timeout: float = 30.0) -> None:
 
 
 @contextlib.contextmanager
-def serve_process(*serve_args: str) -> Iterator[str]:
-    """Run ``arbiter serve ARGS`` in its own process on a free port; yields its address."""
+def serve_process(*serve_args: str, profile: str | None = None) -> Iterator[str]:
+    """Run ``arbiter serve ARGS`` in its own process on a free port; yields its address.
+
+    ``profile``: run it under cProfile and write the statistics of its main thread to that file.
+    """
     import asyncio
     import os
     import subprocess
 
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("server", "clients/python")))
-    command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", str(port), "--log-level", "warning"]
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    command = [sys.executable, *profiler, "-m", "arbiter.cli", "serve", "--port", str(port)]
+    command += ["--log-level", "warning"]
     command += ["--database", "none"]  # no store: the match core alone (bench/ladder.py measures the store)
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:

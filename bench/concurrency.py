@@ -42,6 +42,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3, help="games per pair of bots")
     parser.add_argument("--game", default="torrent", choices=["torrent", "fravan", "surge"])
     parser.add_argument("--size", type=int, default=7)
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="profile the arbiter (cProfile) and print where its main thread spent time",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tokens = Path(tmp) / "tokens"
@@ -57,7 +62,7 @@ def main() -> None:
             "--per-decision",
             "10",
         ]
-        with serve_process(*serve_args) as address:
+        with serve_process(*serve_args, profile=args.profile) as address:
             options = {} if args.game == "surge" else {"size": args.size}
             spec = convert.spec_to_pb(args.game, options)
             moves, wall, rejected = asyncio.run(run_bots(address, args.matches, args.games, spec))
@@ -75,6 +80,20 @@ def main() -> None:
         f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms"
     )
     print(f"match endings: {reasons}; timeouts: {reasons.get('timeout', 0)}; rejected moves: {rejected}")
+    if args.profile:
+        print_profile(args.profile)
+
+
+def print_profile(path: str) -> None:
+    """The main thread's time: total, waiting for the network (epoll), and the costliest functions."""
+    import pstats
+
+    stats = pstats.Stats(path)
+    entries = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in entries.values())
+    waiting = sum(entry[2] for key, entry in entries.items() if "poll" in key[2])
+    print(f"arbiter main thread: {total:.2f} s profiled, of which {waiting:.2f} s waiting in epoll")
+    stats.sort_stats("tottime").print_stats(15)
 
 
 if __name__ == "__main__":
