@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from arbiter_games import GameDef, GameOptions, Observation, OptionsError, get_game
+from arbiter_games import GameOptions, Observation, OptionsError, get_game
 from arbiter_games.fravan import FRAVAN
 from arbiter_games.torrent import TORRENT
 
@@ -91,12 +91,6 @@ def spec_from_pb(spec: cpb.GameSpec) -> tuple[str, dict[str, int]]:
     return name, game.normalise_options(CODECS[name].options_from_pb(spec))
 
 
-def game_from_pb(spec: cpb.GameSpec) -> tuple[GameDef, dict[str, int]]:
-    """The game definition and its normalised options from a GameSpec."""
-    name, options = spec_from_pb(spec)
-    return get_game(name), options
-
-
 def spec_to_pb(game: str, options: GameOptions) -> cpb.GameSpec:
     return codec(game).spec_to_pb(options)
 
@@ -153,7 +147,6 @@ __all__ = [
     "colour_from_pb",
     "colour_pb",
     "duration_pb",
-    "game_from_pb",
     "legal_from_pb",
     "legal_to_pb",
     "observation_from_pb",

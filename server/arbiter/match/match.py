@@ -160,9 +160,6 @@ class Match:
     def seat_of(self, bot_name: str) -> list[int]:
         return [seat for seat, name in self.bots.items() if name == bot_name]
 
-    def observe(self, seat: int) -> Any:
-        return self.game.observe(self.state, seat)
-
     def start(self) -> None:
         observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
         self.emit(MatchStarted(self.facts, observations, self.clock_reading(), self.seed, self.started_wall))
