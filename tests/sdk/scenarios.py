@@ -224,7 +224,9 @@ def predict(scenario: Scenario) -> Prediction:
             if policy["on_timeout"] == "loss":
                 return _ended("timeout", 3 - seat, scores, plies)
             if "pass" not in legal:
-                raise ValueError(f"{scenario.name}: the default action at seat {seat}'s turn {n + 1} is random")
+                raise ValueError(
+                    f"{scenario.name}: the default action at seat {seat}'s turn {n + 1} is random"
+                )
             choice = "pass"
         state = rules.apply(state, rules.parse_action(choice))
         plies += 1

@@ -22,11 +22,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from arbiter_bot import Backoff, Bot, MatchInfo, MatchSummary, Rejection, Session, TurnContext, check_surge_seed
+from arbiter_bot import (
+    Backoff,
+    Bot,
+    MatchInfo,
+    MatchSummary,
+    Rejection,
+    Session,
+    TurnContext,
+    check_surge_seed,
+)
 from arbiter_games import get_game
 from arbiter_wire import convert
 from arbiter_wire.v1 import bot_service_pb2 as pb
+
 from tests.conftest import ROOT
 from tests.sdk.scenarios import MALFORMED, Scenario, Seen, all_scenarios, load, predict
 
@@ -34,6 +43,8 @@ ENV = dict(os.environ, PYTHONPATH=f"{ROOT / 'server'}:{ROOT / 'clients' / 'pytho
 #: Reconnects come quickly, but not before the dropped turn's answer is known to be unsendable.
 BACKOFF = Backoff(initial=0.3, factor=2.0, maximum=1.0, jitter=0.1)
 MATCH_TIMEOUT = 120.0
+#: A loaded machine takes its time to import the arbiter.
+STARTUP = 120.0
 PATHS = all_scenarios()
 SCENARIOS = {p.stem: load(p) for p in PATHS}
 
@@ -59,21 +70,29 @@ class Arbiters:
     def _start(self, extra: list[str], index: int) -> Arbiter:
         records = self.records / f"arbiter-{index}"
         records.mkdir(parents=True)
-        bots = [arg for s in SCENARIOS.values() for name in s.bot_names() for arg in ("--bot", f"{name}={token(name)}")]
+        bots = [
+            arg
+            for s in SCENARIOS.values()
+            for name in s.bot_names()
+            for arg in ("--bot", f"{name}={token(name)}")
+        ]
         command = [sys.executable, "-m", "arbiter.cli", "serve", "--database", "none", "--port", "0"]
         command += ["--grace", "0.5", "--records", str(records), "--log-level", "warning", *bots, *extra]
-        process = subprocess.Popen(
-            command, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=str(records)
-        )
-        assert process.stdout is not None
+        log = records / "serve.log"
+        with log.open("w") as errors:  # the child keeps its own copy of the file
+            process = subprocess.Popen(
+                command, env=ENV, stdout=subprocess.PIPE, stderr=errors, text=True, cwd=str(records)
+            )
+        stdout = process.stdout
+        assert stdout is not None
         lines: list[str] = []
-        reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader = threading.Thread(target=lambda: lines.append(stdout.readline()), daemon=True)
         reader.start()
-        reader.join(timeout=30)
+        reader.join(timeout=STARTUP)
         match = re.match(r"listening on (\S+)", lines[0] if lines else "")
         if match is None:
             process.kill()
-            pytest.fail(f"arbiter serve {' '.join(extra)} did not start: {lines}")
+            pytest.fail(f"arbiter serve {' '.join(extra)} did not start: {lines} {log.read_text()}")
         return Arbiter(process, match.group(1))
 
     def stop(self) -> None:
@@ -166,7 +185,12 @@ class ScenarioSession(Session):
 
     def __init__(self, player: Player, address: str, name: str, scenario: Scenario) -> None:
         super().__init__(
-            player, address, token(name), (scenario.game, dict(scenario.options)), games=1, backoff=BACKOFF,
+            player,
+            address,
+            token(name),
+            (scenario.game, dict(scenario.options)),
+            games=1,
+            backoff=BACKOFF,
             max_reconnects=5,
         )
         self.player = player
@@ -175,6 +199,14 @@ class ScenarioSession(Session):
         self.turns_received: list[tuple[int, int]] = []
         self.new_turns: set[int] = set()
         self.dropped_turn: int | None = None
+        #: (turn id, Welcomes so far, whether it went out) for every move the SDK tried to send.
+        self.moves_sent: list[tuple[int, int, bool]] = []
+
+    def _send(self, request: pb.PlayRequest) -> bool:
+        sent = super()._send(request)
+        if request.WhichOneof("kind") == "move":
+            self.moves_sent.append((request.move.turn_id, self.welcomes, sent))
+        return sent
 
     async def _on_welcome(self, welcome: pb.Welcome) -> None:
         self.welcomes += 1
@@ -227,7 +259,9 @@ def check_seat(scenario: Scenario, session: ScenarioSession, summary: MatchSumma
     want_rejections = list(expect.rejections) if expect else []
     assert [r.reason for r in player.rejections] == want_rejections, f"seat {seat}: {player.rejections}"
     asked_again = sum(1 for c in player.calls if c.asked_again)
-    assert asked_again == (expect.asked_again if expect else 0), f"seat {seat} asked again {asked_again} times"
+    assert asked_again == (expect.asked_again if expect else 0), (
+        f"seat {seat} asked again {asked_again} times"
+    )
     # choose: once per turn, once more per refusal that may be answered again.
     calls = Counter(c.turn_id for c in player.calls)
     retryable = Counter(r.turn_id for r in player.rejections if r.may_retry)
@@ -244,6 +278,9 @@ def check_seat(scenario: Scenario, session: ScenarioSession, summary: MatchSumma
         after = [t for t, welcomes in session.turns_received if welcomes >= 2]
         assert after and after[0] == session.dropped_turn, "the pending turn was not re-sent first"
         assert calls[session.dropped_turn] == 1, "choose was asked again for the re-sent turn"
+        # Its answer went out only on the new connection (in reply to the re-sent turn).
+        out = [welcomes for t, welcomes, sent in session.moves_sent if t == session.dropped_turn and sent]
+        assert out and min(out) >= 2, session.moves_sent
     else:
         assert session.welcomes == 1, f"seat {seat} reconnected {session.welcomes - 1} times"
     if scenario.game == "surge":
@@ -325,7 +362,12 @@ def test_the_set_covers_what_it_promises() -> None:
             kinds.add(("reconnect", s.game))
         for seat in s.expect_seats.values():
             kinds.update(("seed", c.tamper) for c in seat.seed_checks)
-    assert {("end", "torrent", "5"), ("end", "torrent", "7"), ("end", "fravan", "5"), ("end", "surge", "")} <= kinds
+    assert {
+        ("end", "torrent", "5"),
+        ("end", "torrent", "7"),
+        ("end", "fravan", "5"),
+        ("end", "surge", ""),
+    } <= kinds
     assert {("illegal", p) for p in ("forfeit", "reject")} <= kinds
     assert {("malformed", p) for p in ("forfeit", "reject")} <= kinds
     assert {("timeout", p) for p in ("loss", "default_action")} <= kinds

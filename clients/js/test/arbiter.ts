@@ -31,7 +31,7 @@ export async function startArbiter(bots: Record<string, string>, extra: string[]
   });
   const lines = createInterface({ input: child.stdout! });
   const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the arbiter did not start in 20 s:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the arbiter did not start in 120 s:\n${stderr}`)), 120_000);
     child.once("exit", (code) => reject(new Error(`the arbiter exited (${code}) before listening:\n${stderr}`)));
     child.once("error", reject);
     lines.once("line", (line) => {
