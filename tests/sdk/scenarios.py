@@ -231,3 +231,20 @@ def predict(scenario: Scenario) -> Prediction:
         state = rules.apply(state, rules.parse_action(choice))
         plies += 1
     return _ended(outcome.reason, outcome.winner_seat, dict(outcome.scores), plies)
+
+
+def main() -> None:
+    """Print what the rules make of every Torrent/Fravan scenario: the figures for its "expect"."""
+    for path in all_scenarios():
+        scenario = load(path)
+        if get_game(scenario.game).has_chance:
+            continue
+        p = predict(scenario)
+        winner: int | str = p.winner if p.winner is not None else "draw"
+        scores = {str(k): v for k, v in sorted(p.scores.items())}
+        figures = {"reason": p.reason, "winner": winner, "scores": scores, "plies": p.plies}
+        print(f"{scenario.name}: {json.dumps(figures)}")
+
+
+if __name__ == "__main__":
+    main()
