@@ -63,6 +63,7 @@ class SeatExpect:
     asked_again: int = 0
     reconnected: bool = False
     seed_checks: tuple[SeedCheck, ...] = ()
+    colour: str | None = None  # the seat's colour at the end (a swap changes it); None: unchecked
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def load(path: Path) -> Scenario:
             asked_again=int(e.get("asked_again", 0)),
             reconnected=bool(e.get("reconnected", False)),
             seed_checks=checks,
+            colour=e.get("colour"),
         )
     winner = expect.get("winner", "any")
     if winner not in (1, 2, "draw", "any"):

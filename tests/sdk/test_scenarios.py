@@ -272,6 +272,8 @@ def check_seat(scenario: Scenario, session: ScenarioSession, summary: MatchSumma
     last = {c.turn_id: c.answer for c in player.calls}
     played = [last[t] for t in sorted(last) if answered[t] > refused[t]]
     assert played and is_subsequence(played, summary.actions), (played, summary.actions)
+    if expect is not None and expect.colour is not None:
+        assert summary.colour == expect.colour, f"seat {seat} ends as {summary.colour}"
     if expect is not None and expect.reconnected:
         assert session.welcomes >= 2, "the session never reconnected"
         assert session.dropped_turn is not None

@@ -40,7 +40,7 @@ type Seat = 1 | 2;
 interface Event { turn: number; do: string; seconds: number }
 interface Script { offset: number; step: number; events: Map<number, Event> }
 interface SeedCheck { tamper: "none" | "seed" | "seed_and_commitment"; fails: string[] }
-interface SeatExpect { rejections: string[]; askedAgain: number; reconnected: boolean; seedChecks: SeedCheck[] }
+interface SeatExpect { rejections: string[]; askedAgain: number; reconnected: boolean; seedChecks: SeedCheck[]; colour: string | undefined }
 interface Scenario {
   name: string;
   game: GameName;
@@ -84,6 +84,7 @@ function load(file: string): Scenario {
       askedAgain: e.asked_again ?? 0,
       reconnected: e.reconnected ?? false,
       seedChecks: (e.seed_checks ?? []).map((c: SeedCheck) => ({ tamper: c.tamper, fails: [...c.fails].sort() })),
+      colour: e.colour,
     };
   }
   const winner = expect.winner ?? "any";
@@ -275,6 +276,7 @@ function checkSeat(scenario: Scenario, w: Watched, summary: MatchSummary): void 
   for (const c of player.calls) last.set(c.turnId, c.answer);
   const played = [...last].sort(([a], [b]) => a - b).filter(([t]) => (calls.get(t) ?? 0) > (refused.get(t) ?? 0)).map(([, a]) => a);
   assert.ok(played.length && isSubsequence(played, summary.actions), `played ${played} not in ${summary.actions}`);
+  if (expect.colour !== undefined) assert.equal(summary.colour, expect.colour, `seat ${seat} colour at the end`);
   if (expect.reconnected) {
     assert.ok(w.welcomes >= 2, "the session never reconnected");
     assert.ok(w.droppedTurn !== undefined);
