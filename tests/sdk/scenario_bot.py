@@ -70,8 +70,17 @@ class Player(Bot):
     seen: Seen = field(default_factory=Seen)
     last_turn: int = -1
     commitment: str = ""
+    #: What went wrong inside choose (the SDK would hide it behind a random legal action).
+    errors: list[str] = field(default_factory=list)
 
     def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
+        try:
+            return self._choose(observation, legal, context)
+        except Exception as err:
+            self.errors.append(f"turn {context.turn_id}: {type(err).__name__}: {err}")
+            raise
+
+    def _choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
         game = get_game(self.scenario.game)
         texts = [game.format_action(a) for a in legal]
         script = self.scenario.seats[context.seat]
@@ -185,6 +194,7 @@ def is_subsequence(part: Sequence[str], whole: Sequence[str]) -> bool:
 
 def check_seat(scenario: Scenario, session: ScenarioSession, summary: MatchSummary) -> None:
     player = session.player
+    assert not player.errors, player.errors
     expect = scenario.expect_seats.get(summary.seat)
     seat = summary.seat
     want_rejections = list(expect.rejections) if expect else []

@@ -143,6 +143,8 @@ class Player implements Bot {
   readonly observations = new Map<number, SurgeObservation>();
   summary: MatchSummary | undefined;
   commitment = "";
+  /** What went wrong inside choose (the SDK would hide it behind a random legal action). */
+  readonly errors: string[] = [];
   private turns = 0;
   private lastTurn = -1;
   private readonly seen = new Seen();
@@ -150,6 +152,15 @@ class Player implements Bot {
   constructor(readonly scenario: Scenario) {}
 
   async choose(observation: Observation, legal: string[], context: TurnContext): Promise<Choice> {
+    try {
+      return await this.decide(observation, legal, context);
+    } catch (err) {
+      this.errors.push(`turn ${context.turnId}: ${String(err)}`);
+      throw err;
+    }
+  }
+
+  private async decide(observation: Observation, legal: string[], context: TurnContext): Promise<Choice> {
     const script = this.scenario.seats[context.seat];
     const again = context.rejections.length > 0;
     if (context.turnId !== this.lastTurn) {
@@ -264,6 +275,7 @@ function count<T>(items: T[]): Map<T, number> {
 
 function checkSeat(scenario: Scenario, w: Watched, summary: MatchSummary): void {
   const player = w.player;
+  assert.deepEqual(player.errors, []);
   const seat = summary.seat;
   const expect = scenario.expectSeats[seat];
   assert.deepEqual(player.rejections.map((r) => r.reason), expect.rejections, `seat ${seat} rejections`);
