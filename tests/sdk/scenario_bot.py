@@ -39,8 +39,9 @@ from arbiter_wire.v1 import bot_service_pb2 as pb
 
 from tests.sdk.scenarios import MALFORMED, Scenario, Seen, load
 
-#: Reconnects come quickly, but not before the dropped turn's answer is known to be unsendable.
-BACKOFF = Backoff(initial=0.3, factor=2.0, maximum=1.0, jitter=0.1)
+#: Reconnects come after a second: by then the dropped turn's answer has long been found unsendable
+#: (choose answers as soon as the old stream is closed).
+BACKOFF = Backoff(initial=1.0, factor=2.0, maximum=2.0, jitter=0.1)
 MATCH_TIMEOUT = 120.0
 
 
