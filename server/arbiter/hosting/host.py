@@ -13,7 +13,7 @@ import structlog
 from arbiter_games import ActionError
 
 from ..match.events import MatchEnded, MatchEvent
-from ..match.match import Match, MatchSetup, PlayedAction, Scheduler, Timer
+from ..match.match import Match, MatchSetup, PlayedAction, Scheduler, Timer, no_lag
 from .bus import EventBus
 
 log = structlog.get_logger("arbiter")
@@ -45,6 +45,9 @@ class MatchHosting:
         self.bus = bus
         self.scheduler = scheduler or LoopScheduler()
         self.now = now
+        #: The loop's lag so far (``looplag.LoopLagMonitor.lag``, set by the server that runs the
+        #: loop); a match does not charge a seat the lag during its turn.
+        self.lag: Callable[[], float] = no_lag
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
         self.by_bot: dict[str, set[str]] = {}
@@ -54,7 +57,9 @@ class MatchHosting:
 
     def start(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
         match_id = uuid.uuid4().hex[:16]
-        match = Match(match_id, setup, self._emit, self.scheduler, self.now, initial_state=initial_state)
+        match = Match(
+            match_id, setup, self._emit, self.scheduler, self.now, initial_state=initial_state, lag=self._lag
+        )
         self.matches[match_id] = match
         self.started += 1
         self.all_done.clear()
@@ -71,6 +76,9 @@ class MatchHosting:
         )
         match.start()
         return match
+
+    def _lag(self) -> float:
+        return self.lag()
 
     def _emit(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):
@@ -110,7 +118,9 @@ class MatchHosting:
         ``wake``), or is aborted (never rated) after ``grace`` seconds. None if the log does not
         replay (the match is then aborted at once)."""
         try:
-            match = Match.restore(match_id, setup, played, self._emit, self.scheduler, self.now, started_wall)
+            match = Match.restore(
+                match_id, setup, played, self._emit, self.scheduler, self.now, started_wall, lag=self._lag
+            )
         except (ActionError, ValueError) as exc:
             log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
             return None

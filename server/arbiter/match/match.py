@@ -42,6 +42,11 @@ RECORD_FORMAT = "arbiter-match-record/1"
 TURN_IDS_AFTER_RESTORE = 10_000
 
 
+def no_lag() -> float:
+    """The lag reading of a match whose host measures no loop lag: never any."""
+    return 0.0
+
+
 class Timer(Protocol):
     def cancel(self) -> None: ...
 
@@ -60,6 +65,8 @@ class PendingTurn:
     limit: float | None
     legal: list[object]
     timer: Timer | None = None
+    #: The host's lag reading when the clock started (see ``Match.lag``).
+    lag_at_start: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,7 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         initial_state: object | None = None,
+        lag: Callable[[], float] = no_lag,
     ) -> None:
         self.id = match_id
         self.setup = setup
@@ -126,6 +134,9 @@ class Match:
         self.emit = emit
         self.scheduler = scheduler
         self.now = now
+        #: Seconds the host was late so far, a reading that never goes down (hosting's loop-lag
+        #: monitor; ``no_lag`` without one). The lag of a turn is not charged to its seat.
+        self.lag = lag
         self.clocks = Clocks(setup.control)
         self.policy = setup.policy
         self.rng = random.Random(hashlib.sha256(self.seed + b"default-actions").digest())
@@ -175,13 +186,14 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         started_wall: float | None = None,
+        lag: Callable[[], float] = no_lag,
     ) -> Match:
         """The match as its move log left it (after a crash), suspended: no turn is issued until
         ``wake``. The clocks are those after the last logged action; the outage is charged to no one.
         Raises ActionError when the log does not replay (then the match cannot be resumed)."""
         if setup.seed is None:
             raise ValueError("a restored match needs its seed")
-        match = cls(match_id, setup, emit, scheduler, now)
+        match = cls(match_id, setup, emit, scheduler, now, lag=lag)
         for entry in played:
             action = match.game.parse_action(entry.action)
             match.state = match.game.apply(match.state, action)
@@ -228,7 +240,7 @@ class Match:
         if pending.seat != seat:
             self._reject(seat, turn_id, Refusal.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
             return
-        elapsed = self.now() - pending.issued
+        elapsed = self.charged(pending)
         if pending.limit is not None and elapsed > pending.limit:
             self._time_out(pending, elapsed)
             return
@@ -257,8 +269,13 @@ class Match:
         if pending is not None and pending.issued:
             left = out[pending.seat]
             if left is not None:
-                out[pending.seat] = max(0.0, left - (self.now() - pending.issued))
+                out[pending.seat] = max(0.0, left - self.charged(pending))
         return out
+
+    def charged(self, pending: PendingTurn) -> float:
+        """The time a turn has taken so far, as its seat is charged: from its clock's start until
+        now, less the host's lag in between (never less than zero)."""
+        return max(0.0, self.now() - pending.issued - (self.lag() - pending.lag_at_start))
 
     # --- turns -------------------------------------------------------------------------------
     def _advance(self) -> None:
@@ -289,7 +306,7 @@ class Match:
         or when the seat's connection takes it, if that comes later."""
         limit = pending.limit
         if limit is not None and resent:
-            limit = max(0.0, limit - (self.now() - pending.issued))
+            limit = max(0.0, limit - self.charged(pending))
         event = TurnIssued(
             facts=self.facts,
             turn_id=pending.turn_id,
@@ -303,6 +320,7 @@ class Match:
         )
         if not resent:
             pending.issued = self.now()
+            pending.lag_at_start = self.lag()
             if pending.limit is not None:
                 pending.timer = self.scheduler.call_later(pending.limit, lambda: self._on_timer(pending))
         self.emit(event)
@@ -340,14 +358,18 @@ class Match:
     def _turn_delivered(self, pending: PendingTurn) -> None:
         """The Turn left the arbiter: the seat's clock runs from now (not from the queueing)."""
         if self.pending is pending:
-            pending.issued = max(pending.issued, self.now())
+            now = self.now()
+            if now > pending.issued:
+                pending.issued = now
+                pending.lag_at_start = self.lag()
 
     def _on_timer(self, pending: PendingTurn) -> None:
         if self.pending is not pending or self.end is not None or pending.limit is None:
             return
-        elapsed = self.now() - pending.issued
-        # Not yet: the clock started when the Turn was delivered. At exactly the limit the seat is
-        # still in time (as an answer is judged in ``submit``): look again once time has moved on.
+        elapsed = self.charged(pending)
+        # Not yet: the clock started when the Turn was delivered, or the host was late (its lag is
+        # not charged). At exactly the limit the seat is still in time (as an answer is judged in
+        # ``submit``): look again once time has moved on.
         if elapsed <= pending.limit:
             pending.timer = self.scheduler.call_later(
                 pending.limit - elapsed, lambda: self._on_timer(pending)

@@ -1,0 +1,149 @@
+"""How late the arbiter's event loop runs: the lag that the clocks do not charge to a bot.
+
+A ``LoopLagMonitor`` keeps a timer of its own on the loop, due every ``interval`` seconds, and
+notes how late the loop runs it. Lateness beyond ``slack`` (the loop's ordinary wake-up jitter:
+epoll's millisecond timeout, the clock's resolution) is time during which the loop could run no
+callback at all: it was busy with other work, waiting for the GIL, or not scheduled by the OS. An
+answer that reached the arbiter in that time waited for the loop, through no fault of its bot.
+
+``lag()`` is the running total of that lateness in seconds, a reading that never goes down; it
+includes a stall still in progress (the loop is past the monitor's due time but has not run its
+timer yet), so two readings taken from callbacks on the loop bracket the lag between them. A
+match credits a seat with the difference of the readings taken when its turn's clock started and
+when its answer was processed (see ``Match`` and docs/protocol.md, "Clocks and decision limits").
+
+The monitor can miss at most ``interval + slack`` of each stall (the part before its timer was
+due); it never counts more than the loop was late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import math
+import time
+from collections.abc import Callable
+
+#: Seconds between the monitor's timers: the most of a stall it can miss, with ``SLACK``.
+INTERVAL = 0.002
+#: Lateness the loop shows when it is idle or lightly loaded (epoll rounds its timeout up to a
+#: millisecond); only lateness beyond this counts as lag.
+SLACK = 0.001
+
+
+def freeze_startup_objects() -> None:
+    """Collect once, then put every object alive now out of the garbage collector's reach.
+
+    What exists once the arbiter has started (its modules, classes, protobuf descriptors, the
+    configuration) lives until it stops; without this each full collection walks all of it again
+    (100,000+ objects: over 100 ms in one go, with the loop stopped). Frozen, it is never walked.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+class LoopLagMonitor:
+    """Measures the running loop's wake-up delays; ``lag()`` is the total beyond ``slack``."""
+
+    def __init__(
+        self,
+        interval: float = INTERVAL,
+        slack: float = SLACK,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if interval <= 0 or slack < 0:
+            raise ValueError("the interval must be positive and the slack not negative")
+        self.interval = interval
+        self.slack = slack
+        self.now = now
+        self.total = 0.0
+        #: When the monitor's next timer is due (None: not running).
+        self.due: float | None = None
+        self.worst = 0.0
+        self.ticks = 0
+        #: Lateness of each tick, in whole milliseconds rounded up -> how many ticks (bounded: one
+        #: entry per distinct millisecond seen).
+        self.histogram: dict[int, int] = {}
+        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # --- reading --------------------------------------------------------------------------------
+    def lag(self) -> float:
+        """Seconds of lag so far (never decreasing), with a stall that is still going on."""
+        due = self.due
+        if due is None:
+            return self.total
+        return self.total + max(0.0, self.now() - due - self.slack)
+
+    def percentile(self, p: float) -> float:
+        """The ``p``-th percentile of the ticks' lateness, in seconds (to the millisecond above)."""
+        count = sum(self.histogram.values())
+        if not count:
+            return 0.0
+        rank = max(1, math.ceil(p / 100 * count))
+        seen = 0
+        for ms in sorted(self.histogram):
+            seen += self.histogram[ms]
+            if seen >= rank:
+                return ms / 1000
+        return max(self.histogram) / 1000  # pragma: no cover - the loop always reaches rank
+
+    def summary(self) -> dict[str, float]:
+        """Figures for the log: ticks, lag credited in all, lateness p50/p99/max in ms."""
+        return {
+            "ticks": self.ticks,
+            "lag_total_ms": round(self.total * 1e3, 3),
+            "late_p50_ms": self.percentile(50) * 1e3,
+            "late_p99_ms": self.percentile(99) * 1e3,
+            "late_p999_ms": self.percentile(99.9) * 1e3,
+            "late_max_ms": round(self.worst * 1e3, 3),
+        }
+
+    def reset(self) -> None:
+        """Forget the figures so far (the running total too): measure from now on."""
+        self.total = 0.0
+        self.worst = 0.0
+        self.ticks = 0
+        self.histogram = {}
+        if self.due is not None:
+            self.due = max(self.due, self.now())
+
+    # --- running --------------------------------------------------------------------------------
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start measuring on ``loop`` (the running loop by default)."""
+        if self.due is not None:
+            return
+        self._loop = loop or asyncio.get_running_loop()
+        self.due = self.now() + self.interval
+        self._schedule()
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self.due = None
+
+    def tick(self) -> None:
+        """The monitor's timer ran: book its lateness and set the next one."""
+        due = self.due
+        if due is None:
+            return
+        at = self.now()
+        late = max(0.0, at - due)
+        self.record(late)
+        self.due = at + self.interval
+        self._schedule()
+
+    def record(self, late: float) -> None:
+        """One tick that ran ``late`` seconds after it was due."""
+        self.ticks += 1
+        self.total += max(0.0, late - self.slack)
+        self.worst = max(self.worst, late)
+        ms = math.ceil(late * 1000)
+        self.histogram[ms] = self.histogram.get(ms, 0) + 1
+
+    def _schedule(self) -> None:
+        loop = self._loop
+        if loop is not None and self.due is not None:
+            # call_later (not call_at): the loop's clock is its own; ``now`` may be a test's.
+            self._handle = loop.call_later(self.interval, self.tick)
