@@ -24,6 +24,8 @@ import math
 import time
 from collections.abc import Callable
 
+from ..match.match import Scheduler, Timer
+
 #: Seconds between the monitor's timers: the most of a stall it can miss, with ``SLACK``.
 INTERVAL = 0.002
 #: Lateness the loop shows when it is idle or lightly loaded (epoll rounds its timeout up to a
@@ -64,8 +66,8 @@ class LoopLagMonitor:
         #: Lateness of each tick, in whole milliseconds rounded up -> how many ticks (bounded: one
         #: entry per distinct millisecond seen).
         self.histogram: dict[int, int] = {}
-        self._handle: asyncio.TimerHandle | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._handle: Timer | None = None
+        self._loop: Scheduler | None = None
 
     # --- reading --------------------------------------------------------------------------------
     def lag(self) -> float:
@@ -109,8 +111,9 @@ class LoopLagMonitor:
             self.due = max(self.due, self.now())
 
     # --- running --------------------------------------------------------------------------------
-    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Start measuring on ``loop`` (the running loop by default)."""
+    def start(self, loop: Scheduler | None = None) -> None:
+        """Start measuring on ``loop`` (the running loop by default; anything with asyncio's
+        ``call_later``, e.g. a test's scheduler)."""
         if self.due is not None:
             return
         self._loop = loop or asyncio.get_running_loop()

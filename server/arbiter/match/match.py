@@ -381,6 +381,9 @@ class Match:
         seat = pending.seat
         limit = pending.limit if pending.limit is not None else 0.0
         detail = f"seat {seat} took {elapsed:.3f} s, more than its {limit:.3f} s"
+        credit = self.lag() - pending.lag_at_start
+        if credit > 0:
+            detail += f" (not counting {credit:.3f} s the arbiter was late)"
         self._reject(seat, pending.turn_id, Refusal.CLOCK_EXPIRED, detail)
         if self.policy.on_timeout == TIMEOUT_DEFAULT_ACTION:
             legal = pending.legal

@@ -1,0 +1,235 @@
+"""Clock fairness: the time the arbiter's loop was late during a turn is not charged to its seat.
+
+The loop-lag monitor is driven by a fake clock and a scheduler that only records (the test runs
+its timer); a match gets a fake lag reading. Nothing here waits or depends on the machine's speed.
+"""
+
+import asyncio
+
+import pytest
+from arbiter.hosting.bus import EventBus
+from arbiter.hosting.host import MatchHosting
+from arbiter.hosting.looplag import LoopLagMonitor
+from arbiter.match.events import MoveRefused, Refusal
+from arbiter.match.match import Match, MatchSetup, no_lag
+from arbiter_games.policy import MatchPolicy
+from arbiter_games.timecontrol import TimeControl
+
+from .raw_client import running_server
+from .test_match_unit import FakeHost
+from .test_trust_clock import ManualScheduler
+
+START = 100.0
+CAP = TimeControl(base=None, per_decision=0.030)
+
+
+# --- the monitor ------------------------------------------------------------------------------------
+def started_monitor(interval=0.002, slack=0.001):
+    clock = [START]
+    scheduler = ManualScheduler()
+    monitor = LoopLagMonitor(interval=interval, slack=slack, now=lambda: clock[0])
+    monitor.start(scheduler)
+    return monitor, clock, scheduler
+
+
+def run_tick_at(monitor, clock, scheduler, at):
+    """The loop runs the monitor's latest timer at time ``at``."""
+    clock[0] = at
+    scheduler.live()[-1].callback()
+
+
+def test_ticks_on_time_or_within_the_slack_are_no_lag():
+    monitor, clock, scheduler = started_monitor()
+    assert scheduler.delays == [0.002]
+    run_tick_at(monitor, clock, scheduler, START + 0.002)  # on time
+    run_tick_at(monitor, clock, scheduler, START + 0.004 + 0.001)  # late by the slack exactly
+    assert monitor.lag() == pytest.approx(0.0, abs=1e-12)
+    assert monitor.ticks == 2 and monitor.worst == pytest.approx(0.001)
+    assert scheduler.delays == [0.002, 0.002, 0.002]  # always the next one, interval ahead
+
+
+def test_a_stall_counts_beyond_the_slack_and_the_reading_never_goes_down():
+    monitor, clock, scheduler = started_monitor()
+    due = START + 0.002
+    readings = []
+    for at in (due + 0.010, due + 0.025, due + 0.040):  # the loop is stuck: the timer waits
+        clock[0] = at
+        readings.append(monitor.lag())  # read from another callback, mid-stall
+    assert readings == pytest.approx([0.009, 0.024, 0.039])
+    run_tick_at(monitor, clock, scheduler, due + 0.040)  # the monitor's timer runs at last
+    assert monitor.lag() == pytest.approx(0.039)  # the same reading as just before it ran
+    assert monitor.worst == pytest.approx(0.040)
+    clock[0] = due + 0.040 + 0.0025  # next due at +0.002; 0.5 ms late is within the slack
+    assert monitor.lag() == pytest.approx(0.039)
+
+
+def test_lag_between_two_readings_is_what_a_turn_is_credited():
+    monitor, clock, scheduler = started_monitor()
+    run_tick_at(monitor, clock, scheduler, START + 0.002)
+    clock[0] = START + 0.003
+    at_start = monitor.lag()  # a turn's clock starts
+    run_tick_at(monitor, clock, scheduler, START + 0.004 + 0.050)  # a 50 ms stall in the turn
+    run_tick_at(monitor, clock, scheduler, START + 0.056)  # on time again
+    clock[0] = START + 0.057
+    assert monitor.lag() - at_start == pytest.approx(0.049)
+
+
+def test_reset_forgets_the_figures_and_stop_ends_the_timers():
+    monitor, clock, scheduler = started_monitor()
+    run_tick_at(monitor, clock, scheduler, START + 0.002 + 0.030)
+    assert monitor.summary()["late_max_ms"] == 30.0 and monitor.lag() > 0
+    monitor.reset()
+    assert monitor.lag() == 0.0 and monitor.ticks == 0 and monitor.summary()["late_p99_ms"] == 0.0
+    monitor.stop()
+    assert scheduler.timers[-1].cancelled and monitor.due is None
+    clock[0] += 1.0
+    assert monitor.lag() == 0.0  # a stopped monitor sees no stall
+
+
+def test_percentiles_come_from_the_ticks_lateness_in_whole_milliseconds():
+    monitor = LoopLagMonitor()
+    for late in [0.0005] * 98 + [0.0042, 0.0301]:
+        monitor.record(late)
+    assert monitor.percentile(50) == 0.001
+    assert monitor.percentile(99) == 0.005
+    assert monitor.percentile(100) == 0.031
+    summary = monitor.summary()
+    assert summary["ticks"] == 100 and summary["late_max_ms"] == 30.1
+    assert summary["lag_total_ms"] == pytest.approx(3.2 + 29.1)
+
+
+def test_the_monitor_refuses_a_nonsense_interval():
+    with pytest.raises(ValueError):
+        LoopLagMonitor(interval=0.0)
+    with pytest.raises(ValueError):
+        LoopLagMonitor(slack=-0.001)
+
+
+# --- the match ---------------------------------------------------------------------------------------
+def make_match(control=CAP, policy=None):
+    clock = [START]
+    lag = [0.0]
+    host = FakeHost()
+    scheduler = ManualScheduler()
+    setup = MatchSetup(
+        "torrent", {"size": 5}, {1: "alice", 2: "bob"}, control, policy or MatchPolicy(), seed=b"s" * 32
+    )
+    match = Match("m1", setup, host, scheduler, now=lambda: clock[0], lag=lambda: lag[0])
+    match.start()
+    return match, host, clock, lag, scheduler
+
+
+def refusals(host):
+    return [e for e in host.events if isinstance(e, MoveRefused)]
+
+
+def test_an_answer_delayed_by_the_loop_is_charged_without_the_lag():
+    match, host, clock, lag, _ = make_match()
+    pending = match.pending
+    lag[0] = 0.050  # the loop was 50 ms late while the move waited for it
+    clock[0] = START + 0.058
+    match.submit(1, pending.turn_id, pending.legal[0])
+    assert refusals(host) == []
+    assert match.actions[0]["charged"] == pytest.approx(0.008)
+
+
+def test_lag_before_the_turn_started_is_not_credited():
+    match, host, clock, lag, _ = make_match()
+    first = match.pending
+    clock[0] = START + 0.001
+    match.submit(1, first.turn_id, first.legal[0])  # no lag yet
+    lag[0] = 0.200  # a long stall, then the next turn starts
+    clock[0] = START + 0.300
+    second = match.pending
+    host.deliveries[-1]()  # the Turn is handed to seat 2's connection now
+    clock[0] = START + 0.340
+    match.submit(2, second.turn_id, second.legal[0])  # 40 ms, no lag during it: too slow
+    [refused] = refusals(host)
+    assert refused.reason is Refusal.CLOCK_EXPIRED and refused.seat == 2
+    assert match.end.reason == "timeout" and match.end.faulty_seat == 2
+    assert "not counting" not in match.end.detail
+
+
+def test_the_timer_waits_for_the_credited_lag_before_expiring_a_turn():
+    match, host, clock, lag, scheduler = make_match()
+    pending = match.pending
+    [timer] = scheduler.timers
+    assert timer.delay == pytest.approx(0.030)
+    lag[0] = 0.025  # of the 31 ms gone by, the loop was late 25 ms
+    clock[0] = START + 0.031
+    timer.callback()
+    assert refusals(host) == [] and match.end is None
+    assert scheduler.live()[-1].delay == pytest.approx(0.024)  # the 24 ms the seat has left
+    clock[0] = START + 0.040
+    match.submit(1, pending.turn_id, pending.legal[0])
+    assert refusals(host) == []
+    assert match.actions[0]["charged"] == pytest.approx(0.015)
+
+
+def test_a_real_overrun_still_expires_and_the_detail_says_what_was_not_counted():
+    match, host, clock, lag, scheduler = make_match()
+    lag[0] = 0.010
+    clock[0] = START + 0.041  # 41 ms, 10 of them the arbiter's: 31 ms charged
+    scheduler.live()[-1].callback()
+    [refused] = refusals(host)
+    assert refused.reason is Refusal.CLOCK_EXPIRED
+    assert match.end.reason == "timeout" and match.end.faulty_seat == 1
+    assert match.end.detail == (
+        "seat 1 took 0.031 s, more than its 0.030 s (not counting 0.010 s the arbiter was late)"
+    )
+
+
+def test_the_game_clock_loses_only_the_charged_time_and_shows_it_while_running():
+    match, _, clock, lag, _ = make_match(control=TimeControl(base=1.0, increment=0.0))
+    pending = match.pending
+    lag[0] = 0.300
+    clock[0] = START + 0.500
+    assert match.clock_reading()[1] == pytest.approx(0.800)  # 200 ms of it charged so far
+    match.submit(1, pending.turn_id, pending.legal[0])
+    assert match.clocks.remaining[1] == pytest.approx(0.800)
+    assert match.actions[0]["charged"] == pytest.approx(0.200)
+
+
+def test_a_resent_turn_carries_the_limit_left_after_the_credit():
+    match, host, clock, lag, _ = make_match(control=TimeControl(base=None, per_decision=1.0))
+    lag[0] = 0.250
+    clock[0] = START + 0.500
+    match.resume(1)  # seat 1 reconnects: its pending turn is sent again
+    resent = [e for e in host.events if getattr(e, "resent", False)]
+    assert resent[-1].decision_limit == pytest.approx(0.750)
+
+
+def test_without_a_lag_source_every_second_is_charged():
+    clock = [START]
+    host = FakeHost()
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
+    match = Match("m1", setup, host, ManualScheduler(), now=lambda: clock[0])
+    assert match.lag is no_lag
+    match.start()
+    clock[0] = START + 0.031
+    match.submit(1, match.pending.turn_id, match.pending.legal[0])
+    assert match.end.reason == "timeout"
+
+
+# --- hosting and the server -------------------------------------------------------------------------
+def test_hosting_gives_its_matches_the_lag_source_it_has_when_they_read_it():
+    clock = [START]
+    lag = [0.0]
+    hosting = MatchHosting(EventBus(), ManualScheduler(), now=lambda: clock[0])
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
+    match = hosting.start(setup)
+    hosting.lag = lambda: lag[0]  # set after the match started (a server sets it at start-up)
+    pending = match.pending
+    lag[0] = 0.020
+    clock[0] = START + 0.045
+    hosting.answer(match, "alice", pending.turn_id, pending.legal[0])
+    assert match.end is None and match.actions[0]["charged"] == pytest.approx(0.025)
+
+
+def test_a_running_server_credits_its_own_monitors_lag():
+    async def scenario():
+        async with running_server() as server:
+            return server.arbiter.hosting.lag == server.loop_lag.lag, server.loop_lag.due is not None
+
+    wired, running = asyncio.run(scenario())
+    assert wired and running
