@@ -5,6 +5,7 @@ its timer); a match gets a fake lag reading. Nothing here waits or depends on th
 """
 
 import asyncio
+from collections import deque
 
 import pytest
 from arbiter.hosting.bus import EventBus
@@ -12,8 +13,10 @@ from arbiter.hosting.host import MatchHosting
 from arbiter.hosting.looplag import LoopLagMonitor
 from arbiter.match.events import MoveRefused, Refusal
 from arbiter.match.match import Match, MatchSetup, no_lag
+from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
+from arbiter_wire.v1 import bot_service_pb2 as pb
 
 from .raw_client import running_server
 from .test_match_unit import FakeHost
@@ -233,3 +236,41 @@ def test_a_running_server_credits_its_own_monitors_lag():
 
     wired, running = asyncio.run(scenario())
     assert wired and running
+
+
+# --- a never-reading bot's full outbox is dropped without holding the loop up ------------------------
+def test_a_dropped_outbox_is_freed_a_chunk_per_loop_callback():
+    async def scenario():
+        items: deque[tuple[OutboxItem, int]] = deque((None, 0) for _ in range(2 * DROP_CHUNK + 50))
+        drop_gradually(items)
+        sizes = [len(items)]
+        while items:
+            await asyncio.sleep(0)  # one loop iteration: the next chunk's callback runs
+            sizes.append(len(items))
+        return sizes
+
+    assert asyncio.run(scenario()) == [DROP_CHUNK + 50, 50, 0]
+
+
+def test_without_a_running_loop_a_dropped_outbox_is_freed_at_once():
+    items: deque[tuple[OutboxItem, int]] = deque((None, 0) for _ in range(DROP_CHUNK + 1))
+    drop_gradually(items)
+    assert not items
+
+
+def test_an_overflowing_outbox_leaves_only_the_closing_and_the_writer_gets_it():
+    async def scenario():
+        session = BotSession("alice", limit_bytes=10 * 1024)
+        message = pb.PlayResponse(move_acknowledged=pb.MoveAcknowledged(match_id="m" * 10, turn_id=1))
+        writer = asyncio.ensure_future(session.next_item())  # a writer waiting on an empty outbox
+        await asyncio.sleep(0)
+        session.send(message)
+        first = await writer
+        while not session.closed:
+            session.send(message)
+        return first, session.pending(), await session.next_item(), session.queued_bytes
+
+    first, pending, item, queued = asyncio.run(scenario())
+    assert first.move_acknowledged.turn_id == 1
+    assert pending == 1 and isinstance(item, Closing) and item.reason == "RESOURCE_EXHAUSTED"
+    assert queued == 0
