@@ -77,7 +77,7 @@ def serve_child(report: str, serve_args: list[str]) -> None:
         def new_event_loop(self) -> asyncio.AbstractEventLoop:
             loop = super().new_event_loop()
             loop.call_soon(monitor.start, loop)
-            if os.environ.get("CLOCK_FAIRNESS_DIAGNOSE"):
+            if os.environ.get("CLOCK_FAIRNESS_DIAGNOSE") == "all":
                 loop.set_debug(True)
                 loop.slow_callback_duration = 0.015
             return loop
@@ -428,8 +428,14 @@ def print_report(
         print(
             f"arbiter loop lateness: p50 {lag['late_p50_ms']:.0f} ms, p99 {lag['late_p99_ms']:.0f} ms, "
             f"p99.9 {lag['late_p999_ms']:.0f} ms, max {lag['late_max_ms']:.1f} ms "
-            f"({lag['ticks']} ticks; {lag['lag_total_ms'] / 1e3:.2f} s late in all)"
+            f"({lag['ticks']} ticks; {lag['lag_total_ms'] / 1e3:.2f} s of lag in all)"
         )
+        if "thread_wait_max_ms" in lag:
+            print(
+                f"arbiter threads kept waiting for a CPU: longest {lag['thread_wait_max_ms']:.1f} ms;"
+                f" lag counted for them beyond the loop's lateness"
+                f" {lag['lag_from_thread_waits_ms'] / 1e3:.2f} s"
+            )
     worst = max((o["lag"]["late_max_ms"] for o in outputs), default=0.0)
     think = max((o["think_max"] for o in outputs), default=0.0)
     print(f"bot processes: loop lateness max {worst:.1f} ms; own think time max {think * 1e3:.2f} ms")

@@ -10,7 +10,7 @@ from collections import deque
 import pytest
 from arbiter.hosting.bus import EventBus
 from arbiter.hosting.host import MatchHosting
-from arbiter.hosting.looplag import LoopLagMonitor
+from arbiter.hosting.looplag import LoopLagMonitor, ThreadWaits
 from arbiter.match.events import MoveRefused, Refusal
 from arbiter.match.match import Match, MatchSetup, no_lag
 from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
@@ -27,10 +27,14 @@ CAP = TimeControl(base=None, per_decision=0.030)
 
 
 # --- the monitor ------------------------------------------------------------------------------------
-def started_monitor(interval=0.002, slack=0.001):
+def started_monitor(interval=0.002, slack=0.001, waits=None):
+    """A monitor on a fake clock; ``waits``: the other threads' waits each tick reports (none)."""
     clock = [START]
     scheduler = ManualScheduler()
-    monitor = LoopLagMonitor(interval=interval, slack=slack, now=lambda: clock[0])
+    pending = list(waits or [])
+    monitor = LoopLagMonitor(
+        interval=interval, slack=slack, now=lambda: clock[0], waits=lambda: pending.pop(0) if pending else 0.0
+    )
     monitor.start(scheduler)
     return monitor, clock, scheduler
 
@@ -99,6 +103,42 @@ def test_percentiles_come_from_the_ticks_lateness_in_whole_milliseconds():
     summary = monitor.summary()
     assert summary["ticks"] == 100 and summary["late_max_ms"] == 30.1
     assert summary["lag_total_ms"] == pytest.approx(3.2 + 29.1)
+
+
+def test_a_thread_kept_waiting_for_a_cpu_counts_when_it_is_longer_than_the_loops_lateness():
+    # three ticks: a thread waited 20 ms while the loop was on time; the loop was 10 ms late while
+    # a thread waited 4 ms (overlapping: the larger counts, not the sum); a wait within the slack
+    monitor, clock, scheduler = started_monitor(waits=[0.020, 0.004, 0.0008])
+    run_tick_at(monitor, clock, scheduler, START + 0.002)
+    run_tick_at(monitor, clock, scheduler, START + 0.004 + 0.010)
+    run_tick_at(monitor, clock, scheduler, START + 0.016)
+    assert monitor.lag() == pytest.approx(0.019 + 0.009)
+    summary = monitor.summary()
+    assert summary["thread_wait_max_ms"] == 20.0
+    assert summary["lag_from_thread_waits_ms"] == pytest.approx(19.0)
+
+
+def test_thread_waits_reads_each_threads_run_queue_delay_from_schedstat(tmp_path):
+    def write(tid, waited_ns):
+        (tmp_path / str(tid)).mkdir(exist_ok=True)
+        (tmp_path / str(tid) / "schedstat").write_text(f"123456 {waited_ns} 7\n")
+
+    for tid in (1, 2, 3):  # 1 is the loop's own thread: left out
+        write(tid, 1_000_000)
+    waits = ThreadWaits(exclude=1, rescan=3, root=str(tmp_path))
+    assert sorted(waits.files) == [2, 3]
+    assert waits.longest_new_wait() == 0.0  # first readings: the baselines
+    write(1, 90_000_000)
+    write(2, 6_000_000)
+    write(3, 31_000_000)
+    assert waits.longest_new_wait() == pytest.approx(0.030)  # thread 3's, the longest
+    write(4, 5_000_000)  # a new thread, found at the next rescan (every 3rd call)
+    (tmp_path / "2" / "schedstat").unlink()  # thread 2 has ended
+    (tmp_path / "2").rmdir()
+    assert waits.longest_new_wait() == 0.0
+    assert sorted(waits.files) == [3, 4]
+    waits.close()
+    assert waits.files == {}
 
 
 def test_the_monitor_refuses_a_nonsense_interval():

@@ -12,8 +12,16 @@ timer yet), so two readings taken from callbacks on the loop bracket the lag bet
 match credits a seat with the difference of the readings taken when its turn's clock started and
 when its answer was processed (see ``Match`` and docs/protocol.md, "Clocks and decision limits").
 
+The loop is not the only part of the arbiter a move goes through: gRPC reads and writes the
+sockets in threads of its own (its event engine, its completion-queue poller), and on a busy
+machine the OS may keep one of those waiting for a CPU while the loop runs on time. On Linux the
+monitor therefore also reads, each tick, how long each other thread of the process has waited
+runnable for a CPU (``/proc/self/task/*/schedstat``, the run-queue delay) and counts, for the
+tick, the larger of the loop's lateness and the longest such wait, each beyond ``slack`` (the
+larger, not the sum: the waits may overlap).
+
 The monitor can miss at most ``interval + slack`` of each stall (the part before its timer was
-due); it never counts more than the loop was late.
+due); it never counts more than the loop was late or a thread waited.
 """
 
 from __future__ import annotations
@@ -21,10 +29,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
+import os
+import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..match.match import Scheduler, Timer
+if TYPE_CHECKING:  # only for the annotations: bench/clock_fairness.py loads this file on its own
+    from ..match.match import Scheduler, Timer
 
 #: Seconds between the monitor's timers: the most of a stall it can miss, with ``SLACK``.
 INTERVAL = 0.002
@@ -44,6 +56,67 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+class ThreadWaits:
+    """How long the process's threads (but one) have waited runnable for a CPU (Linux only).
+
+    ``longest_new_wait()`` is the longest run-queue delay any of them added since the last call,
+    in seconds. Threads come and go (gRPC's pools grow and shrink): the list is read again every
+    ``rescan`` calls; a thread's first reading is its baseline.
+    """
+
+    def __init__(self, exclude: int, rescan: int = 500, root: str = "/proc/self/task") -> None:
+        self.exclude = exclude
+        self.root = root
+        self.rescan_every = rescan
+        self.calls = 0
+        self.files: dict[int, int] = {}
+        self.delays: dict[int, int] = {}
+        self.rescan()
+
+    @staticmethod
+    def available(root: str = "/proc/self/task") -> bool:
+        return os.path.exists(os.path.join(root, str(threading.get_native_id()), "schedstat"))
+
+    def rescan(self) -> None:
+        try:
+            tids = {int(name) for name in os.listdir(self.root)} - {self.exclude}
+        except OSError:
+            tids = set()
+        for tid in set(self.files) - tids:
+            self._forget(tid)
+        for tid in tids - set(self.files):
+            try:
+                self.files[tid] = os.open(os.path.join(self.root, str(tid), "schedstat"), os.O_RDONLY)
+            except OSError:
+                continue
+
+    def longest_new_wait(self) -> float:
+        self.calls += 1
+        if self.calls % self.rescan_every == 0:
+            self.rescan()
+        longest = 0
+        for tid, fd in list(self.files.items()):
+            try:
+                # "<ns on a CPU> <ns waiting runnable> <timeslices>"
+                delay = int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, ValueError, IndexError):
+                self._forget(tid)  # the thread has ended
+                continue
+            longest = max(longest, delay - self.delays.get(tid, delay))
+            self.delays[tid] = delay
+        return longest / 1e9
+
+    def close(self) -> None:
+        for tid in list(self.files):
+            self._forget(tid)
+
+    def _forget(self, tid: int) -> None:
+        fd = self.files.pop(tid, None)
+        self.delays.pop(tid, None)
+        if fd is not None:
+            os.close(fd)
+
+
 class LoopLagMonitor:
     """Measures the running loop's wake-up delays; ``lag()`` is the total beyond ``slack``."""
 
@@ -52,16 +125,25 @@ class LoopLagMonitor:
         interval: float = INTERVAL,
         slack: float = SLACK,
         now: Callable[[], float] = time.monotonic,
+        waits: Callable[[], float] | None = None,
     ) -> None:
+        """``waits``: the longest run-queue wait of another thread since the last call (see
+        ``ThreadWaits``); None: ``start`` uses ``ThreadWaits`` where the OS has it."""
         if interval <= 0 or slack < 0:
             raise ValueError("the interval must be positive and the slack not negative")
         self.interval = interval
         self.slack = slack
         self.now = now
+        self.waits = waits
+        self._thread_waits: ThreadWaits | None = None
         self.total = 0.0
         #: When the monitor's next timer is due (None: not running).
         self.due: float | None = None
         self.worst = 0.0
+        #: The longest wait of another thread seen, and the lag counted for such waits (beyond
+        #: the loop's lateness).
+        self.worst_wait = 0.0
+        self.total_from_waits = 0.0
         self.ticks = 0
         #: Lateness of each tick, in whole milliseconds rounded up -> how many ticks (bounded: one
         #: entry per distinct millisecond seen).
@@ -99,12 +181,16 @@ class LoopLagMonitor:
             "late_p99_ms": self.percentile(99) * 1e3,
             "late_p999_ms": self.percentile(99.9) * 1e3,
             "late_max_ms": round(self.worst * 1e3, 3),
+            "thread_wait_max_ms": round(self.worst_wait * 1e3, 3),
+            "lag_from_thread_waits_ms": round(self.total_from_waits * 1e3, 3),
         }
 
     def reset(self) -> None:
         """Forget the figures so far (the running total too): measure from now on."""
         self.total = 0.0
         self.worst = 0.0
+        self.worst_wait = 0.0
+        self.total_from_waits = 0.0
         self.ticks = 0
         self.histogram = {}
         if self.due is not None:
@@ -117,6 +203,9 @@ class LoopLagMonitor:
         if self.due is not None:
             return
         self._loop = loop or asyncio.get_running_loop()
+        if self.waits is None and ThreadWaits.available():
+            self._thread_waits = ThreadWaits(exclude=threading.get_native_id())
+            self.waits = self._thread_waits.longest_new_wait
         self.due = self.now() + self.interval
         self._schedule()
 
@@ -125,6 +214,10 @@ class LoopLagMonitor:
             self._handle.cancel()
             self._handle = None
         self.due = None
+        if self._thread_waits is not None:
+            self._thread_waits.close()
+            self._thread_waits = None
+            self.waits = None
 
     def tick(self) -> None:
         """The monitor's timer ran: book its lateness and set the next one."""
@@ -133,15 +226,20 @@ class LoopLagMonitor:
             return
         at = self.now()
         late = max(0.0, at - due)
-        self.record(late)
+        self.record(late, self.waits() if self.waits is not None else 0.0)
         self.due = at + self.interval
         self._schedule()
 
-    def record(self, late: float) -> None:
-        """One tick that ran ``late`` seconds after it was due."""
+    def record(self, late: float, wait: float = 0.0) -> None:
+        """One tick that ran ``late`` seconds after it was due, when another thread had waited
+        ``wait`` seconds at most for a CPU since the tick before."""
         self.ticks += 1
-        self.total += max(0.0, late - self.slack)
+        from_loop = max(0.0, late - self.slack)
+        counted = max(from_loop, wait - self.slack)
+        self.total += counted
+        self.total_from_waits += counted - from_loop
         self.worst = max(self.worst, late)
+        self.worst_wait = max(self.worst_wait, wait)
         ms = math.ceil(late * 1000)
         self.histogram[ms] = self.histogram.get(ms, 0) + 1
 
