@@ -10,7 +10,7 @@ from collections import deque
 import pytest
 from arbiter.hosting.bus import EventBus
 from arbiter.hosting.host import MatchHosting
-from arbiter.hosting.looplag import LoopLagMonitor, ThreadWaits
+from arbiter.hosting.looplag import LoopLagMonitor, ThreadWaits, softirq_threads
 from arbiter.match.events import MoveRefused, Refusal
 from arbiter.match.match import Match, MatchSetup, no_lag
 from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
@@ -139,6 +139,25 @@ def test_thread_waits_reads_each_threads_run_queue_delay_from_schedstat(tmp_path
     assert sorted(waits.files) == [3, 4]
     waits.close()
     assert waits.files == {}
+
+
+def test_the_kernels_softirq_threads_are_found_by_name_and_watched_too(tmp_path):
+    for pid, comm in ((7, "ksoftirqd/0\n"), (9, "kworker/0:1\n"), (12, "ksoftirqd/1\n")):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "comm").write_text(comm)
+        (tmp_path / str(pid) / "schedstat").write_text("1 1000 1\n")
+    (tmp_path / "self").mkdir()  # not a pid: skipped
+    found = softirq_threads(str(tmp_path))
+    assert found == [str(tmp_path / "12" / "schedstat"), str(tmp_path / "7" / "schedstat")]
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    waits = ThreadWaits(exclude=1, root=str(tasks), extra=found)
+    assert waits.longest_new_wait() == 0.0
+    (tmp_path / "7" / "schedstat").write_text("1 25001000 2\n")
+    assert waits.longest_new_wait() == pytest.approx(0.025)
+    waits.rescan()  # the process's own threads are listed again; the kernel's stay watched
+    assert len(waits.files) == 2
+    waits.close()
 
 
 def test_the_monitor_refuses_a_nonsense_interval():

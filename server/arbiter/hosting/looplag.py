@@ -18,7 +18,9 @@ machine the OS may keep one of those waiting for a CPU while the loop runs on ti
 monitor therefore also reads, each tick, how long each other thread of the process has waited
 runnable for a CPU (``/proc/self/task/*/schedstat``, the run-queue delay) and counts, for the
 tick, the larger of the loop's lateness and the longest such wait, each beyond ``slack`` (the
-larger, not the sum: the waits may overlap).
+larger, not the sum: the waits may overlap). The kernel's ``ksoftirqd`` threads are watched the
+same way: when the machine is busy, they carry the network processing (loopback delivery too)
+and a move can wait in the kernel while every thread of the arbiter runs on time.
 
 The monitor can miss at most ``interval + slack`` of each stall (the part before its timer was
 due); it never counts more than the loop was late or a thread waited.
@@ -32,7 +34,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only for the annotations: bench/clock_fairness.py loads this file on its own
@@ -56,21 +58,50 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def softirq_threads(proc: str = "/proc") -> list[str]:
+    """The schedstat files of the kernel's ``ksoftirqd/N`` threads: on a busy machine the kernel
+    hands network processing (loopback delivery included) to them, and they wait for a CPU too."""
+    found = []
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(os.path.join(proc, name, "comm")) as comm:
+                if comm.read().startswith("ksoftirqd/"):
+                    found.append(os.path.join(proc, name, "schedstat"))
+        except OSError:
+            continue
+    return sorted(found)
+
+
 class ThreadWaits:
     """How long the process's threads (but one) have waited runnable for a CPU (Linux only).
 
     ``longest_new_wait()`` is the longest run-queue delay any of them added since the last call,
     in seconds. Threads come and go (gRPC's pools grow and shrink): the list is read again every
-    ``rescan`` calls; a thread's first reading is its baseline.
+    ``rescan`` calls; a thread's first reading is its baseline. ``extra``: more schedstat files
+    to watch the same way (the kernel's network threads, ``softirq_threads``).
     """
 
-    def __init__(self, exclude: int, rescan: int = 500, root: str = "/proc/self/task") -> None:
+    def __init__(
+        self, exclude: int, rescan: int = 500, root: str = "/proc/self/task", extra: Sequence[str] = ()
+    ) -> None:
         self.exclude = exclude
         self.root = root
         self.rescan_every = rescan
         self.calls = 0
+        #: tid (or, for an extra file, minus its position, minus one) -> open schedstat file
         self.files: dict[int, int] = {}
         self.delays: dict[int, int] = {}
+        for position, path in enumerate(extra):
+            try:
+                self.files[-1 - position] = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
         self.rescan()
 
     @staticmethod
@@ -82,7 +113,7 @@ class ThreadWaits:
             tids = {int(name) for name in os.listdir(self.root)} - {self.exclude}
         except OSError:
             tids = set()
-        for tid in set(self.files) - tids:
+        for tid in {key for key in self.files if key >= 0} - tids:
             self._forget(tid)
         for tid in tids - set(self.files):
             try:
@@ -204,7 +235,7 @@ class LoopLagMonitor:
             return
         self._loop = loop or asyncio.get_running_loop()
         if self.waits is None and ThreadWaits.available():
-            self._thread_waits = ThreadWaits(exclude=threading.get_native_id())
+            self._thread_waits = ThreadWaits(exclude=threading.get_native_id(), extra=softirq_threads())
             self.waits = self._thread_waits.longest_new_wait
         self.due = self.now() + self.interval
         self._schedule()
