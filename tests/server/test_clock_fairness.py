@@ -160,6 +160,15 @@ def test_the_kernels_softirq_threads_are_found_by_name_and_watched_too(tmp_path)
     waits.close()
 
 
+def test_a_fresh_reading_books_the_other_threads_waits_before_the_next_tick():
+    monitor, clock, scheduler = started_monitor(waits=[0.0, 0.025])
+    run_tick_at(monitor, clock, scheduler, START + 0.002)
+    clock[0] = START + 0.003
+    assert monitor.lag() == 0.0  # a plain reading does not look at the threads
+    assert monitor.lag(fresh=True) == pytest.approx(0.024)
+    assert monitor.lag() == pytest.approx(0.024)  # booked: it stays
+
+
 def test_the_monitor_refuses_a_nonsense_interval():
     with pytest.raises(ValueError):
         LoopLagMonitor(interval=0.0)
@@ -176,7 +185,7 @@ def make_match(control=CAP, policy=None):
     setup = MatchSetup(
         "torrent", {"size": 5}, {1: "alice", 2: "bob"}, control, policy or MatchPolicy(), seed=b"s" * 32
     )
-    match = Match("m1", setup, host, scheduler, now=lambda: clock[0], lag=lambda: lag[0])
+    match = Match("m1", setup, host, scheduler, now=lambda: clock[0], lag=lambda fresh=False: lag[0])
     match.start()
     return match, host, clock, lag, scheduler
 
@@ -261,6 +270,23 @@ def test_a_resent_turn_carries_the_limit_left_after_the_credit():
     assert resent[-1].decision_limit == pytest.approx(0.750)
 
 
+def test_before_a_verdict_of_timeout_the_match_asks_for_a_fresh_reading():
+    clock = [START]
+    asked = []
+
+    def lag(fresh=False):
+        asked.append(fresh)
+        return 0.020 if fresh and clock[0] > START else 0.0  # a wait only a fresh reading sees
+
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
+    match = Match("m1", setup, FakeHost(), ManualScheduler(), now=lambda: clock[0], lag=lag)
+    match.start()
+    clock[0] = START + 0.040
+    match.submit(1, match.pending.turn_id, match.pending.legal[0])
+    assert match.end is None and match.actions[0]["charged"] == pytest.approx(0.020)
+    assert asked.count(True) == 1  # once, for the answer that looked late
+
+
 def test_without_a_lag_source_every_second_is_charged():
     clock = [START]
     host = FakeHost()
@@ -280,7 +306,7 @@ def test_hosting_gives_its_matches_the_lag_source_it_has_when_they_read_it():
     hosting = MatchHosting(EventBus(), ManualScheduler(), now=lambda: clock[0])
     setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
     match = hosting.start(setup)
-    hosting.lag = lambda: lag[0]  # set after the match started (a server sets it at start-up)
+    hosting.lag = lambda fresh=False: lag[0]  # set after the match started (a server sets it at start-up)
     pending = match.pending
     lag[0] = 0.020
     clock[0] = START + 0.045

@@ -13,7 +13,7 @@ import structlog
 from arbiter_games import ActionError
 
 from ..match.events import MatchEnded, MatchEvent
-from ..match.match import Match, MatchSetup, PlayedAction, Scheduler, Timer, no_lag
+from ..match.match import LagSource, Match, MatchSetup, PlayedAction, Scheduler, Timer, no_lag
 from .bus import EventBus
 
 log = structlog.get_logger("arbiter")
@@ -47,7 +47,7 @@ class MatchHosting:
         self.now = now
         #: The loop's lag so far (``looplag.LoopLagMonitor.lag``, set by the server that runs the
         #: loop); a match does not charge a seat the lag during its turn.
-        self.lag: Callable[[], float] = no_lag
+        self.lag: LagSource = no_lag
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
         self.by_bot: dict[str, set[str]] = {}
@@ -77,8 +77,8 @@ class MatchHosting:
         match.start()
         return match
 
-    def _lag(self) -> float:
-        return self.lag()
+    def _lag(self, fresh: bool = False) -> float:
+        return self.lag(fresh)
 
     def _emit(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):

@@ -183,11 +183,20 @@ class LoopLagMonitor:
         self._loop: Scheduler | None = None
 
     # --- reading --------------------------------------------------------------------------------
-    def lag(self) -> float:
-        """Seconds of lag so far (never decreasing), with a stall that is still going on."""
+    def lag(self, fresh: bool = False) -> float:
+        """Seconds of lag so far (never decreasing), with a stall that is still going on.
+
+        ``fresh``: book the other threads' waits up to now too, not only at the last tick (a wait
+        shows in schedstat once it is over: a move delayed by one can be processed before the
+        next tick)."""
         due = self.due
         if due is None:
             return self.total
+        if fresh and self.waits is not None:
+            extra = max(0.0, (wait := self.waits()) - self.slack)
+            self.total += extra
+            self.total_from_waits += extra
+            self.worst_wait = max(self.worst_wait, wait)
         return self.total + max(0.0, self.now() - due - self.slack)
 
     def percentile(self, p: float) -> float:

@@ -42,8 +42,16 @@ RECORD_FORMAT = "arbiter-match-record/1"
 TURN_IDS_AFTER_RESTORE = 10_000
 
 
-def no_lag() -> float:
-    """The lag reading of a match whose host measures no loop lag: never any."""
+class LagSource(Protocol):
+    """Seconds the host has been late so far, a reading that never goes down (hosting's loop-lag
+    monitor). ``fresh``: measure what can be measured now, not only at the monitor's last tick
+    (dearer: asked for before a verdict of timeout)."""
+
+    def __call__(self, fresh: bool = False) -> float: ...
+
+
+def no_lag(fresh: bool = False) -> float:
+    """The lag reading of a match whose host measures no lag: never any."""
     return 0.0
 
 
@@ -120,7 +128,7 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         initial_state: object | None = None,
-        lag: Callable[[], float] = no_lag,
+        lag: LagSource = no_lag,
     ) -> None:
         self.id = match_id
         self.setup = setup
@@ -134,8 +142,8 @@ class Match:
         self.emit = emit
         self.scheduler = scheduler
         self.now = now
-        #: Seconds the host was late so far, a reading that never goes down (hosting's loop-lag
-        #: monitor; ``no_lag`` without one). The lag of a turn is not charged to its seat.
+        #: The host's lag so far (``LagSource``; ``no_lag`` without a monitor). The lag during a
+        #: turn is not charged to its seat.
         self.lag = lag
         self.clocks = Clocks(setup.control)
         self.policy = setup.policy
@@ -186,7 +194,7 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         started_wall: float | None = None,
-        lag: Callable[[], float] = no_lag,
+        lag: LagSource = no_lag,
     ) -> Match:
         """The match as its move log left it (after a crash), suspended: no turn is issued until
         ``wake``. The clocks are those after the last logged action; the outage is charged to no one.
@@ -240,7 +248,7 @@ class Match:
         if pending.seat != seat:
             self._reject(seat, turn_id, Refusal.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
             return
-        elapsed = self.charged(pending)
+        elapsed = self._judged(pending)
         if pending.limit is not None and elapsed > pending.limit:
             self._time_out(pending, elapsed)
             return
@@ -272,10 +280,17 @@ class Match:
                 out[pending.seat] = max(0.0, left - self.charged(pending))
         return out
 
-    def charged(self, pending: PendingTurn) -> float:
+    def charged(self, pending: PendingTurn, fresh: bool = False) -> float:
         """The time a turn has taken so far, as its seat is charged: from its clock's start until
         now, less the host's lag in between (never less than zero)."""
-        return max(0.0, self.now() - pending.issued - (self.lag() - pending.lag_at_start))
+        return max(0.0, self.now() - pending.issued - (self.lag(fresh) - pending.lag_at_start))
+
+    def _judged(self, pending: PendingTurn) -> float:
+        """``charged``, read again with a fresh lag reading if it is over the turn's limit."""
+        elapsed = self.charged(pending)
+        if pending.limit is not None and elapsed > pending.limit:
+            elapsed = self.charged(pending, fresh=True)
+        return elapsed
 
     # --- turns -------------------------------------------------------------------------------
     def _advance(self) -> None:
@@ -366,7 +381,7 @@ class Match:
     def _on_timer(self, pending: PendingTurn) -> None:
         if self.pending is not pending or self.end is not None or pending.limit is None:
             return
-        elapsed = self.charged(pending)
+        elapsed = self._judged(pending)
         # Not yet: the clock started when the Turn was delivered, or the host was late (its lag is
         # not charged). At exactly the limit the seat is still in time (as an answer is judged in
         # ``submit``): look again once time has moved on.
