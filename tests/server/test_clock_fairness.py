@@ -6,11 +6,12 @@ its timer); a match gets a fake lag reading. Nothing here waits or depends on th
 
 import asyncio
 from collections import deque
+from pathlib import Path
 
 import pytest
 from arbiter.hosting.bus import EventBus
 from arbiter.hosting.host import MatchHosting
-from arbiter.hosting.looplag import LoopLagMonitor, ThreadWaits, softirq_threads
+from arbiter.hosting.looplag import INTERVAL, SLACK, LoopLagMonitor, ThreadWaits, softirq_threads
 from arbiter.match.events import MoveRefused, Refusal
 from arbiter.match.match import Match, MatchSetup, no_lag
 from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
@@ -359,3 +360,11 @@ def test_an_overflowing_outbox_leaves_only_the_closing_and_the_writer_gets_it():
     assert first.move_acknowledged.turn_id == 1
     assert pending == 1 and isinstance(item, Closing) and item.reason == "RESOURCE_EXHAUSTED"
     assert queued == 0
+
+
+def test_the_protocol_page_states_the_monitors_figures():
+    """docs/protocol.md gives bot authors the rule with the figures this code uses."""
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    assert f"due every {INTERVAL * 1e3:g} ms" in protocol
+    assert f"later than\n  {SLACK * 1e3:g} ms after it was due" in protocol
+    assert "charged = (processed - started) - (lag(processed) - lag(started))" in protocol
