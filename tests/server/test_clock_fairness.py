@@ -368,3 +368,23 @@ def test_the_protocol_page_states_the_monitors_figures():
     assert f"due every {INTERVAL * 1e3:g} ms" in protocol
     assert f"later than\n  {SLACK * 1e3:g} ms after it was due" in protocol
     assert "charged = (processed - started) - (lag(processed) - lag(started))" in protocol
+
+
+def test_finished_matches_are_found_by_id_and_forgotten_with_the_oldest(monkeypatch):
+    """A move naming an unknown match costs one lookup (floods of them are cheap to send)."""
+    from arbiter.hosting import host as host_module
+
+    monkeypatch.setattr(host_module, "RECENT_LIMIT", 2)
+    clock = [START]
+    hosting = MatchHosting(EventBus(), ManualScheduler(), now=lambda: clock[0])
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
+    ended = []
+    for _ in range(3):
+        match = hosting.start(setup)
+        match.abort("test")
+        ended.append(match)
+    assert [m.id for m in hosting.recent] == [ended[1].id, ended[2].id]
+    assert set(hosting.recent_ids) == {ended[1].id, ended[2].id}
+    assert hosting.find("alice", ended[2].id) is ended[2]
+    assert hosting.find("alice", ended[0].id) is None  # the oldest is forgotten
+    assert hosting.find("carol", ended[2].id) is None  # not her match

@@ -50,6 +50,9 @@ class MatchHosting:
         self.lag: LagSource = no_lag
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
+        #: The same matches by id: a move naming an unknown match (a flood of them is cheap to
+        #: send) costs one lookup, not a walk through the recent matches.
+        self.recent_ids: dict[str, Match] = {}
         self.by_bot: dict[str, set[str]] = {}
         self.started = 0
         self.all_done = asyncio.Event()
@@ -88,7 +91,10 @@ class MatchHosting:
     def _ended(self, event: MatchEnded) -> None:
         match = self.matches.pop(event.facts.match_id, None)
         if match is not None:
+            if len(self.recent) == self.recent.maxlen:
+                self.recent_ids.pop(self.recent.popleft().id, None)
             self.recent.append(match)
+            self.recent_ids[match.id] = match
         for name in set(event.facts.bots.values()):
             ids = self.by_bot.get(name)
             if ids is not None:
@@ -164,7 +170,7 @@ class MatchHosting:
     def find(self, bot_name: str, match_id: str) -> Match | None:
         match = self.matches.get(match_id)
         if match is None:
-            match = next((m for m in reversed(self.recent) if m.id == match_id), None)
+            match = self.recent_ids.get(match_id)
         if match is None or bot_name not in match.bots.values():
             return None
         return match
