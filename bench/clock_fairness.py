@@ -1,28 +1,39 @@
 """Clock fairness under attack: do bots that answer at once ever lose on time to the arbiter's lag?
 
-    python bench/clock_fairness.py [--matches 2000] [--concurrent 60] [--cap-ms 30] [--attack]
-                                   [--tree DIR] [--workers 2]
+    python bench/clock_fairness.py [--matches 2000] [--concurrent 10] [--cap-ms 30] [--attack]
+                                   [--streams 2] [--workers 2] [--tree DIR]
 
-Starts `arbiter serve` in its own process (no store, records on, every match capped at CAP_MS per
-decision, loss on timeout), then:
+Starts `arbiter serve` in its own process (no store, records on, log level info as in production,
+every match capped at CAP_MS per decision, loss on timeout), then:
 
 - WORKERS bot processes, each with CONCURRENT/WORKERS pairs of instant bots (one connection per
   bot, as real bots connect) that answer every Turn straight off its legal actions (well under a
-  millisecond), playing Torrent 5x5 matches until MATCHES have been played in all;
-- with --attack, one attacker process per kind, all at once: `garbage` (TCP connections that send
-  random bytes, or the HTTP/2 preface and then junk, to the gRPC port), `malformed` (Play streams
-  with a wrong token, and streams whose requests do not decode as a PlayRequest), `flood` (Play
-  streams sending valid but useless requests as fast as their answers come back: moves to unknown
-  matches, seeks with bad options, ladder joins on a node without ladders) and `unread` (Play
-  streams that send requests, and seek Fravan matches of their own, and never read a reply).
+  millisecond), playing Torrent 5x5 matches (about 62 decisions each) until MATCHES are played;
+- with --attack, one attacker process per kind, STREAMS connections each, all at once and at the
+  lowest CPU priority (nice 19: on a real network they would be other machines; here they must
+  not take the bots' share of the two cores, while the arbiter still serves all their traffic):
+  `garbage` (TCP connections that send random bytes, or the HTTP/2 preface and then junk, to the
+  gRPC port), `malformed` (Play streams with a wrong token, and streams whose requests do not
+  decode as a PlayRequest), `flood` (Play streams sending valid but useless requests as fast as
+  their answers come back: moves to unknown matches, seeks with bad options, ladder joins on a
+  node without ladders) and `unread` (Play streams that send such requests and seek Fravan
+  matches of their own, and never read a reply, until the arbiter closes them).
 
-It prints the false flags (matches the instant bots lost on time: there must be none), the time
-the arbiter charged per move (p50/p99/max, from the match records), the event loop's lateness
-inside the arbiter process (a monitor started there by this script's launcher: it measures the
-arbiter of any tree the same way) and inside the bot processes.
+It prints the false flags (matches the instant bots lost on time: there must be none) with the
+first few timeout details, the time charged per move (p50/p99/p99.9/max, from the match
+records), the lag inside the arbiter process as measured by a loop-lag monitor that this script's
+launcher starts there (`arbiter.hosting.looplag`, loaded from this checkout, so the arbiter of any
+tree is measured the same way; its figures are reset once the arbiter is up), and, for each flag
+the bots saw, whether their own process stalled (by the same monitor in the bot processes):
+a flag while the bot's own process stalled 5 ms or more is the bot side's doing.
 
---tree DIR runs the arbiter from another checkout's `server/` (e.g. an export of main) with this
-checkout's SDK, to compare before and after in one sitting: run both, alternating.
+--tree DIR runs the arbiter from DIR/server (e.g. an export of main: `git archive main server |
+tar -x -C DIR`) with this checkout's SDK and bench, to compare before and after in one sitting.
+The machine is shared: run both, alternating, and compare within a sitting.
+
+Diagnosis: CLOCK_FAIRNESS_DIAGNOSE=gc prints every garbage collection in the arbiter that takes
+more than 5 ms and the number of objects it tracks at the end; CLOCK_FAIRNESS_DIAGNOSE=all also
+runs its loop in asyncio's debug mode (each callback slower than 15 ms is logged; much slower).
 """
 
 from __future__ import annotations
@@ -468,11 +479,11 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--matches", type=int, default=2000, help="matches of instant bots in all")
-    parser.add_argument("--concurrent", type=int, default=60, help="matches of instant bots at a time")
+    parser.add_argument("--concurrent", type=int, default=10, help="matches of instant bots at a time")
     parser.add_argument("--workers", type=int, default=2, help="processes the instant bots run in")
     parser.add_argument("--cap-ms", type=float, default=30.0, help="per-decision cap")
     parser.add_argument("--attack", action="store_true", help="run the attackers alongside")
-    parser.add_argument("--streams", type=int, default=4, help="connections per kind of attack")
+    parser.add_argument("--streams", type=int, default=2, help="connections per kind of attack")
     parser.add_argument("--tree", help="run the arbiter from DIR/server (default: this checkout)")
     parser.add_argument("--show-flags", type=int, default=5, help="print the details of this many flags")
     parser.add_argument("--log-level", default="info", help="the arbiter's (production runs at info)")
