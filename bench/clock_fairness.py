@@ -151,6 +151,8 @@ def arbiter_process(
 # --- the instant bots ---------------------------------------------------------------------------
 #: A flag is the bot process's own doing when its loop was this late during the turn.
 OWN_STALL = 0.005
+#: Seconds a bot waits for an opponent before it concludes that the others are done.
+SEEK_WAIT = 10.0
 
 
 async def fast_bot(
@@ -160,7 +162,9 @@ async def fast_bot(
 
     For each flag (CLOCK_EXPIRED) it notes how late its own process's loop ran between its last
     message and the refusal: if that is OWN_STALL or more, the bot itself was held up (the machine
-    is shared), else nothing on the bot's side explains the flag.
+    is shared), else nothing on the bot's side explains the flag; and the time from its receiving
+    the Turn to its receiving the refusal (short: the Turn itself reached it late). A bot still
+    waiting for an opponent after SEEK_WAIT seconds stops (the others have played their games).
     """
     rng = random.Random(seed)
     stub = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -169,10 +173,20 @@ async def fast_bot(
     await call.write(seek)
     played = 0
     lag_mark = monitor.lag()
-    async for message in call:
+    turn_seen = time.monotonic()
+    seeking = True
+    while True:
+        try:
+            message = await asyncio.wait_for(call.read(), SEEK_WAIT if seeking else None)
+        except TimeoutError:
+            break
+        if message is grpc.aio.EOF:
+            break
         kind = message.WhichOneof("kind")
+        seeking = False
         if kind == "turn":
             turn = message.turn
+            turn_seen = time.monotonic()
             started = time.perf_counter()
             action = instant_action(turn, rng)
             move = pb.PlayRequest(move=pb.Move(match_id=turn.match_id, turn_id=turn.turn_id, action=action))
@@ -182,12 +196,16 @@ async def fast_bot(
             out["moves"] += 1
         elif kind == "move_rejected" and reason_of(message.move_rejected.status) == reasons.CLOCK_EXPIRED:
             own = monitor.lag() - lag_mark
-            out["own_stalls" if own >= OWN_STALL else "unexplained"].append(round(own * 1e3, 1))
+            if own >= OWN_STALL:
+                out["own_stalls"].append(round(own * 1e3, 1))
+            else:
+                out["unexplained"].append(round((time.monotonic() - turn_seen) * 1e3, 1))
         elif kind == "match_ended":
             played += 1
             if played >= games:
                 break
             lag_mark = monitor.lag()
+            seeking = True
             await call.write(seek)
     call.cancel()
 
@@ -456,6 +474,11 @@ def print_report(
         f"flags the bots saw: {len(own)} while their own process stalled >= {OWN_STALL * 1e3:.0f} ms"
         f" (stalls {own[:3]}...{own[-3:]} ms), {len(unexplained)} with no stall of their own"
     )
+    if unexplained:
+        print(
+            f"  for those, Turn received -> refusal received: p50 {percentile(unexplained, 50):.1f} ms,"
+            f" min {unexplained[0]:.1f} ms, max {unexplained[-1]:.1f} ms (short: the Turn came late)"
+        )
     print(
         f"matches among the attackers: {found['attackers_matches']};"
         f" arbiter log lines: {sum(log_lines.values())}"
