@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from arbiter.hosting.bus import EventBus
 from arbiter.hosting.host import MatchHosting
-from arbiter.hosting.looplag import INTERVAL, SLACK, LoopLagMonitor, ThreadWaits, softirq_threads
+from arbiter.hosting.looplag import (
+    INTERVAL,
+    SLACK,
+    VERDICT_GRACE,
+    LoopLagMonitor,
+    ThreadWaits,
+    softirq_threads,
+)
 from arbiter.match.events import MoveRefused, Refusal
 from arbiter.match.match import Match, MatchSetup, no_lag
 from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
@@ -288,6 +295,31 @@ def test_before_a_verdict_of_timeout_the_match_asks_for_a_fresh_reading():
     assert asked.count(True) == 1  # once, for the answer that looked late
 
 
+def test_with_a_verdict_grace_the_timer_looks_once_more_before_a_timeout():
+    clock = [START]
+    lag = [0.0]
+    host = FakeHost()
+    scheduler = ManualScheduler()
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
+    match = Match(
+        "m1", setup, host, scheduler, lambda: clock[0], lag=lambda fresh=False: lag[0], verdict_grace=0.004
+    )
+    match.start()
+    pending = match.pending
+    clock[0] = START + 0.031
+    scheduler.live()[-1].callback()  # over the limit: not yet a verdict
+    assert refusals(host) == [] and scheduler.live()[-1].delay == 0.004
+    lag[0] = 0.006  # a wait of the arbiter's that ended meanwhile
+    clock[0] = START + 0.035
+    scheduler.live()[-1].callback()  # in time after all (29 ms charged): look again later
+    assert refusals(host) == [] and scheduler.live()[-1].delay == pytest.approx(0.001)
+    clock[0] = START + 0.037
+    scheduler.live()[-1].callback()  # 31 ms charged and already graced once: expired
+    [refused] = refusals(host)
+    assert refused.reason is Refusal.CLOCK_EXPIRED and match.end.reason == "timeout"
+    assert pending.graced
+
+
 def test_without_a_lag_source_every_second_is_charged():
     clock = [START]
     host = FakeHost()
@@ -318,10 +350,11 @@ def test_hosting_gives_its_matches_the_lag_source_it_has_when_they_read_it():
 def test_a_running_server_credits_its_own_monitors_lag():
     async def scenario():
         async with running_server() as server:
-            return server.arbiter.hosting.lag == server.loop_lag.lag, server.loop_lag.due is not None
+            hosting = server.arbiter.hosting
+            return hosting.lag == server.loop_lag.lag, server.loop_lag.due is not None, hosting.verdict_grace
 
-    wired, running = asyncio.run(scenario())
-    assert wired and running
+    wired, running, grace = asyncio.run(scenario())
+    assert wired and running and grace == VERDICT_GRACE
 
 
 # --- a never-reading bot's full outbox is dropped without holding the loop up ------------------------
@@ -368,6 +401,7 @@ def test_the_protocol_page_states_the_monitors_figures():
     assert f"due every {INTERVAL * 1e3:g} ms" in protocol
     assert f"later than\n  {SLACK * 1e3:g} ms after it was due" in protocol
     assert "charged = (processed - started) - (lag(processed) - lag(started))" in protocol
+    assert f"looks once more {VERDICT_GRACE * 1e3:g} ms later" in protocol
 
 
 def test_finished_matches_are_found_by_id_and_forgotten_with_the_oldest(monkeypatch):

@@ -48,6 +48,8 @@ class MatchHosting:
         #: The loop's lag so far (``looplag.LoopLagMonitor.lag``, set by the server that runs the
         #: loop); a match does not charge a seat the lag during its turn.
         self.lag: LagSource = no_lag
+        #: How long a match's timer waits, once, before it declares a turn expired (set with ``lag``).
+        self.verdict_grace = 0.0
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
         #: The same matches by id: a move naming an unknown match (a flood of them is cheap to
@@ -61,7 +63,14 @@ class MatchHosting:
     def start(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
         match_id = uuid.uuid4().hex[:16]
         match = Match(
-            match_id, setup, self._emit, self.scheduler, self.now, initial_state=initial_state, lag=self._lag
+            match_id,
+            setup,
+            self._emit,
+            self.scheduler,
+            self.now,
+            initial_state=initial_state,
+            lag=self._lag,
+            verdict_grace=self.verdict_grace,
         )
         self.matches[match_id] = match
         self.started += 1
@@ -127,6 +136,7 @@ class MatchHosting:
             match = Match.restore(
                 match_id, setup, played, self._emit, self.scheduler, self.now, started_wall, lag=self._lag
             )
+            match.verdict_grace = self.verdict_grace
         except (ActionError, ValueError) as exc:
             log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
             return None

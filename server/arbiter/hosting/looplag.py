@@ -45,6 +45,9 @@ INTERVAL = 0.002
 #: Lateness the loop shows when it is idle or lightly loaded (epoll rounds its timeout up to a
 #: millisecond); only lateness beyond this counts as lag.
 SLACK = 0.001
+#: How long a match's timer waits, once, before it declares a turn expired: two of the monitor's
+#: ticks, so that a wait that ends meanwhile (a thread's wait shows only once it is over) counts.
+VERDICT_GRACE = 2 * INTERVAL
 
 
 def freeze_startup_objects() -> None:

@@ -75,6 +75,8 @@ class PendingTurn:
     timer: Timer | None = None
     #: The host's lag reading when the clock started (see ``Match.lag``).
     lag_at_start: float = 0.0
+    #: The timer found the turn over its limit once and looks again after ``verdict_grace``.
+    graced: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ class Match:
         now: Callable[[], float] = time.monotonic,
         initial_state: object | None = None,
         lag: LagSource = no_lag,
+        verdict_grace: float = 0.0,
     ) -> None:
         self.id = match_id
         self.setup = setup
@@ -145,6 +148,9 @@ class Match:
         #: The host's lag so far (``LagSource``; ``no_lag`` without a monitor). The lag during a
         #: turn is not charged to its seat.
         self.lag = lag
+        #: Seconds the timer waits, once, before it declares a turn expired: a wait of the host's
+        #: threads is measured only once it is over (see ``hosting.looplag``).
+        self.verdict_grace = verdict_grace
         self.clocks = Clocks(setup.control)
         self.policy = setup.policy
         self.rng = random.Random(hashlib.sha256(self.seed + b"default-actions").digest())
@@ -389,6 +395,10 @@ class Match:
             pending.timer = self.scheduler.call_later(
                 pending.limit - elapsed, lambda: self._on_timer(pending)
             )
+            return
+        if self.verdict_grace > 0 and not pending.graced:
+            pending.graced = True
+            pending.timer = self.scheduler.call_later(self.verdict_grace, lambda: self._on_timer(pending))
             return
         self._time_out(pending, elapsed)
 

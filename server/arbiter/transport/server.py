@@ -12,7 +12,7 @@ from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from ..hosting.looplag import LoopLagMonitor, freeze_startup_objects
+from ..hosting.looplag import VERDICT_GRACE, LoopLagMonitor, freeze_startup_objects
 from ..node import Arbiter, ArbiterConfig
 from .servicer import BotServicer
 
@@ -95,6 +95,7 @@ async def create_server(
     loop_lag = LoopLagMonitor()
     loop_lag.start()
     arbiter.hosting.lag = loop_lag.lag
+    arbiter.hosting.verdict_grace = VERDICT_GRACE
     arbiter.restore_from_store()
     freeze_startup_objects()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
