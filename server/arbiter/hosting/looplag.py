@@ -229,7 +229,8 @@ class LoopLagMonitor:
         }
 
     def reset(self) -> None:
-        """Forget the figures so far (the running total too): measure from now on."""
+        """Forget the figures so far (the running total too): measure from now on. Only for a
+        monitor no match reads (the bench's own): a match's readings must never go down."""
         self.total = 0.0
         self.worst = 0.0
         self.worst_wait = 0.0
