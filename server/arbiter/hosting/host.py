@@ -13,7 +13,7 @@ import structlog
 from arbiter_games import ActionError
 
 from ..match.events import MatchEnded, MatchEvent
-from ..match.match import Match, MatchSetup, PlayedAction, Scheduler, Timer
+from ..match.match import LagSource, Match, MatchSetup, PlayedAction, Scheduler, Timer, no_lag
 from .bus import EventBus
 
 log = structlog.get_logger("arbiter")
@@ -45,8 +45,16 @@ class MatchHosting:
         self.bus = bus
         self.scheduler = scheduler or LoopScheduler()
         self.now = now
+        #: The loop's lag so far (``looplag.LoopLagMonitor.lag``, set by the server that runs the
+        #: loop); a match does not charge a seat the lag during its turn.
+        self.lag: LagSource = no_lag
+        #: How long a match's timer waits, once, before it declares a turn expired (set with ``lag``).
+        self.verdict_grace = 0.0
         self.matches: dict[str, Match] = {}
         self.recent: deque[Match] = deque(maxlen=RECENT_LIMIT)
+        #: The same matches by id: a move naming an unknown match (a flood of them is cheap to
+        #: send) costs one lookup, not a walk through the recent matches.
+        self.recent_ids: dict[str, Match] = {}
         self.by_bot: dict[str, set[str]] = {}
         self.started = 0
         self.all_done = asyncio.Event()
@@ -54,7 +62,16 @@ class MatchHosting:
 
     def start(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
         match_id = uuid.uuid4().hex[:16]
-        match = Match(match_id, setup, self._emit, self.scheduler, self.now, initial_state=initial_state)
+        match = Match(
+            match_id,
+            setup,
+            self._emit,
+            self.scheduler,
+            self.now,
+            initial_state=initial_state,
+            lag=self._lag,
+            verdict_grace=self.verdict_grace,
+        )
         self.matches[match_id] = match
         self.started += 1
         self.all_done.clear()
@@ -72,6 +89,9 @@ class MatchHosting:
         match.start()
         return match
 
+    def _lag(self, fresh: bool = False) -> float:
+        return self.lag(fresh)
+
     def _emit(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):
             self._ended(event)
@@ -80,7 +100,10 @@ class MatchHosting:
     def _ended(self, event: MatchEnded) -> None:
         match = self.matches.pop(event.facts.match_id, None)
         if match is not None:
+            if len(self.recent) == self.recent.maxlen:
+                self.recent_ids.pop(self.recent.popleft().id, None)
             self.recent.append(match)
+            self.recent_ids[match.id] = match
         for name in set(event.facts.bots.values()):
             ids = self.by_bot.get(name)
             if ids is not None:
@@ -110,7 +133,10 @@ class MatchHosting:
         ``wake``), or is aborted (never rated) after ``grace`` seconds. None if the log does not
         replay (the match is then aborted at once)."""
         try:
-            match = Match.restore(match_id, setup, played, self._emit, self.scheduler, self.now, started_wall)
+            match = Match.restore(
+                match_id, setup, played, self._emit, self.scheduler, self.now, started_wall, lag=self._lag
+            )
+            match.verdict_grace = self.verdict_grace
         except (ActionError, ValueError) as exc:
             log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
             return None
@@ -154,7 +180,7 @@ class MatchHosting:
     def find(self, bot_name: str, match_id: str) -> Match | None:
         match = self.matches.get(match_id)
         if match is None:
-            match = next((m for m in reversed(self.recent) if m.id == match_id), None)
+            match = self.recent_ids.get(match_id)
         if match is None or bot_name not in match.bots.values():
             return None
         return match

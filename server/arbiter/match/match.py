@@ -42,6 +42,19 @@ RECORD_FORMAT = "arbiter-match-record/1"
 TURN_IDS_AFTER_RESTORE = 10_000
 
 
+class LagSource(Protocol):
+    """Seconds the host has been late so far, a reading that never goes down (hosting's loop-lag
+    monitor). ``fresh``: measure what can be measured now, not only at the monitor's last tick
+    (dearer: asked for before a verdict of timeout)."""
+
+    def __call__(self, fresh: bool = False) -> float: ...
+
+
+def no_lag(fresh: bool = False) -> float:
+    """The lag reading of a match whose host measures no lag: never any."""
+    return 0.0
+
+
 class Timer(Protocol):
     def cancel(self) -> None: ...
 
@@ -60,6 +73,10 @@ class PendingTurn:
     limit: float | None
     legal: list[object]
     timer: Timer | None = None
+    #: The host's lag reading when the clock started (see ``Match.lag``).
+    lag_at_start: float = 0.0
+    #: The timer found the turn over its limit once and looks again after ``verdict_grace``.
+    graced: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +130,8 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         initial_state: object | None = None,
+        lag: LagSource = no_lag,
+        verdict_grace: float = 0.0,
     ) -> None:
         self.id = match_id
         self.setup = setup
@@ -126,6 +145,12 @@ class Match:
         self.emit = emit
         self.scheduler = scheduler
         self.now = now
+        #: The host's lag so far (``LagSource``; ``no_lag`` without a monitor). The lag during a
+        #: turn is not charged to its seat.
+        self.lag = lag
+        #: Seconds the timer waits, once, before it declares a turn expired: a wait of the host's
+        #: threads is measured only once it is over (see ``hosting.looplag``).
+        self.verdict_grace = verdict_grace
         self.clocks = Clocks(setup.control)
         self.policy = setup.policy
         self.rng = random.Random(hashlib.sha256(self.seed + b"default-actions").digest())
@@ -175,13 +200,14 @@ class Match:
         scheduler: Scheduler,
         now: Callable[[], float] = time.monotonic,
         started_wall: float | None = None,
+        lag: LagSource = no_lag,
     ) -> Match:
         """The match as its move log left it (after a crash), suspended: no turn is issued until
         ``wake``. The clocks are those after the last logged action; the outage is charged to no one.
         Raises ActionError when the log does not replay (then the match cannot be resumed)."""
         if setup.seed is None:
             raise ValueError("a restored match needs its seed")
-        match = cls(match_id, setup, emit, scheduler, now)
+        match = cls(match_id, setup, emit, scheduler, now, lag=lag)
         for entry in played:
             action = match.game.parse_action(entry.action)
             match.state = match.game.apply(match.state, action)
@@ -228,7 +254,7 @@ class Match:
         if pending.seat != seat:
             self._reject(seat, turn_id, Refusal.NOT_YOUR_TURN, f"turn {turn_id} belongs to the other seat")
             return
-        elapsed = self.now() - pending.issued
+        elapsed = self._judged(pending)
         if pending.limit is not None and elapsed > pending.limit:
             self._time_out(pending, elapsed)
             return
@@ -257,8 +283,20 @@ class Match:
         if pending is not None and pending.issued:
             left = out[pending.seat]
             if left is not None:
-                out[pending.seat] = max(0.0, left - (self.now() - pending.issued))
+                out[pending.seat] = max(0.0, left - self.charged(pending))
         return out
+
+    def charged(self, pending: PendingTurn, fresh: bool = False) -> float:
+        """The time a turn has taken so far, as its seat is charged: from its clock's start until
+        now, less the host's lag in between (never less than zero)."""
+        return max(0.0, self.now() - pending.issued - (self.lag(fresh) - pending.lag_at_start))
+
+    def _judged(self, pending: PendingTurn) -> float:
+        """``charged``, read again with a fresh lag reading if it is over the turn's limit."""
+        elapsed = self.charged(pending)
+        if pending.limit is not None and elapsed > pending.limit:
+            elapsed = self.charged(pending, fresh=True)
+        return elapsed
 
     # --- turns -------------------------------------------------------------------------------
     def _advance(self) -> None:
@@ -289,7 +327,7 @@ class Match:
         or when the seat's connection takes it, if that comes later."""
         limit = pending.limit
         if limit is not None and resent:
-            limit = max(0.0, limit - (self.now() - pending.issued))
+            limit = max(0.0, limit - self.charged(pending))
         event = TurnIssued(
             facts=self.facts,
             turn_id=pending.turn_id,
@@ -303,6 +341,7 @@ class Match:
         )
         if not resent:
             pending.issued = self.now()
+            pending.lag_at_start = self.lag()
             if pending.limit is not None:
                 pending.timer = self.scheduler.call_later(pending.limit, lambda: self._on_timer(pending))
         self.emit(event)
@@ -340,18 +379,26 @@ class Match:
     def _turn_delivered(self, pending: PendingTurn) -> None:
         """The Turn left the arbiter: the seat's clock runs from now (not from the queueing)."""
         if self.pending is pending:
-            pending.issued = max(pending.issued, self.now())
+            now = self.now()
+            if now > pending.issued:
+                pending.issued = now
+                pending.lag_at_start = self.lag()
 
     def _on_timer(self, pending: PendingTurn) -> None:
         if self.pending is not pending or self.end is not None or pending.limit is None:
             return
-        elapsed = self.now() - pending.issued
-        # Not yet: the clock started when the Turn was delivered. At exactly the limit the seat is
-        # still in time (as an answer is judged in ``submit``): look again once time has moved on.
+        elapsed = self._judged(pending)
+        # Not yet: the clock started when the Turn was delivered, or the host was late (its lag is
+        # not charged). At exactly the limit the seat is still in time (as an answer is judged in
+        # ``submit``): look again once time has moved on.
         if elapsed <= pending.limit:
             pending.timer = self.scheduler.call_later(
                 pending.limit - elapsed, lambda: self._on_timer(pending)
             )
+            return
+        if self.verdict_grace > 0 and not pending.graced:
+            pending.graced = True
+            pending.timer = self.scheduler.call_later(self.verdict_grace, lambda: self._on_timer(pending))
             return
         self._time_out(pending, elapsed)
 
@@ -359,6 +406,9 @@ class Match:
         seat = pending.seat
         limit = pending.limit if pending.limit is not None else 0.0
         detail = f"seat {seat} took {elapsed:.3f} s, more than its {limit:.3f} s"
+        credit = self.lag() - pending.lag_at_start
+        if credit > 0:
+            detail += f" (not counting {credit:.3f} s the arbiter was late)"
         self._reject(seat, pending.turn_id, Refusal.CLOCK_EXPIRED, detail)
         if self.policy.on_timeout == TIMEOUT_DEFAULT_ACTION:
             legal = pending.legal

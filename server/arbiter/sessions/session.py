@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import deque
 from collections.abc import Callable
 
 from arbiter_wire import reasons
@@ -36,6 +37,22 @@ class Delivery:
 OutboxItem = pb.PlayResponse | Delivery | Closing | None
 
 
+#: Messages freed per loop callback when a full outbox is dropped.
+DROP_CHUNK = 200
+
+
+def drop_gradually(items: deque[tuple[OutboxItem, int]]) -> None:
+    """Free ``items`` a chunk per loop callback. A full outbox holds tens of thousands of small
+    replies; freeing them in one go held the event loop up for 50 ms or more."""
+    for _ in range(min(DROP_CHUNK, len(items))):
+        items.pop()
+    if items:
+        try:
+            asyncio.get_running_loop().call_soon(drop_gradually, items)
+        except RuntimeError:  # no loop running (a test's session): free them now
+            items.clear()
+
+
 class BotSession:
     """One open Play stream of a bot. ``send`` never blocks; a bot that leaves more than
     ``limit_bytes`` of replies unread loses the session (RESOURCE_EXHAUSTED)."""
@@ -48,8 +65,10 @@ class BotSession:
         self.id = uuid.uuid4().hex[:12]
         self.limit_bytes = limit_bytes
         self.queued_bytes = 0
-        # Unbounded as a queue; ``send`` enforces the limit (the end markers always fit).
-        self._outbox: asyncio.Queue[tuple[OutboxItem, int]] = asyncio.Queue()
+        # Unbounded as a queue; ``send`` enforces the limit (the end markers always fit). A deque,
+        # not an asyncio.Queue, so that a full outbox can be dropped at once (``drop_gradually``).
+        self._outbox: deque[tuple[OutboxItem, int]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
         self.closed = False
 
     def send(self, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None) -> None:
@@ -58,8 +77,8 @@ class BotSession:
         size = message.ByteSize()
         if self.queued_bytes + size > self.limit_bytes:
             # The bot sends faster than it reads its replies: drop them and close the session.
-            while not self._outbox.empty():
-                self._outbox.get_nowait()
+            drop_gradually(self._outbox)
+            self._outbox = deque()
             self.queued_bytes = 0
             self.close(
                 reasons.RESOURCE_EXHAUSTED,
@@ -67,22 +86,34 @@ class BotSession:
             )
             return
         self.queued_bytes += size
-        self._outbox.put_nowait((message if on_sent is None else Delivery(message, on_sent), size))
+        self._put(message if on_sent is None else Delivery(message, on_sent), size)
 
     def close(self, reason: str, message: str) -> None:
         if not self.closed:
             self.closed = True
-            self._outbox.put_nowait((Closing(reason, message), 0))
+            self._put(Closing(reason, message), 0)
 
     def end(self) -> None:
         """End the stream quietly (its reader has stopped)."""
-        self._outbox.put_nowait((None, 0))
+        self._put(None, 0)
+
+    def _put(self, item: OutboxItem, size: int) -> None:
+        self._outbox.append((item, size))
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def next_item(self) -> OutboxItem:
-        item, size = await self._outbox.get()
+        while not self._outbox:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        item, size = self._outbox.popleft()
         self.queued_bytes -= size
         return item
 
     def pending(self) -> int:
         """How many items wait in the outbox."""
-        return self._outbox.qsize()
+        return len(self._outbox)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
+import structlog
 from arbiter_wire.limits import MAX_REQUEST_BYTES, MIN_PING_INTERVAL_MS
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from ..hosting.looplag import VERDICT_GRACE, LoopLagMonitor, freeze_startup_objects
 from ..node import Arbiter, ArbiterConfig
 from .servicer import BotServicer
 
@@ -30,6 +32,8 @@ class RunningServer:
     host: str
     arbiter: Arbiter
     health: health.aio.HealthServicer
+    #: Measures the loop's lag, which the matches do not charge to the bots.
+    loop_lag: LoopLagMonitor
 
     @property
     def address(self) -> str:
@@ -41,6 +45,8 @@ class RunningServer:
         await self.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.arbiter.shutdown(grace)
         await self.server.stop(1.0)
+        self.loop_lag.stop()
+        structlog.get_logger("arbiter").info("loop_lag", **self.loop_lag.summary())
 
 
 def check_port(port: int) -> None:
@@ -86,7 +92,12 @@ async def create_server(
     if bound == 0:
         raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available")
     await server.start()
+    loop_lag = LoopLagMonitor()
+    loop_lag.start()
+    arbiter.hosting.lag = loop_lag.lag
+    arbiter.hosting.verdict_grace = VERDICT_GRACE
     arbiter.restore_from_store()
+    freeze_startup_objects()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, bound, host, arbiter, health_servicer)
+    return RunningServer(server, bound, host, arbiter, health_servicer, loop_lag)

@@ -85,8 +85,11 @@ class BotServicer(pb_grpc.BotServiceServicer):
                 if isinstance(item, Closing):
                     await abort_with(context, item.reason, item.message)
                 if isinstance(item, Delivery):
+                    # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
+                    # own queues behind other streams' writes, which the arbiter cannot measure).
+                    await context.write(item.message)
                     item.on_sent()
-                    item = item.message
+                    continue
                 await context.write(item)
         finally:
             reader.cancel()
