@@ -175,24 +175,29 @@ class MctsFlankBot(Bot):
         return Node(rules, state), False
 
     def _search(self, rules: FlankRules, root: Node, deadline: float, stats: Stats) -> None:
+        """Iterate until the deadline (or ``self.iterations``); an expansion that would end late stops."""
+        limit = math.inf if self.iterations is not None else deadline
         if not root.expanded and not root.state.over:
-            self._expand(rules, root)
+            self._expand(rules, root, limit)
             stats.nodes += 1
         cost = 0.0
-        while True:
+        while root.expanded:
             if self.iterations is not None:
                 if stats.iterations >= self.iterations:
                     return
-            elif stats.iterations and time.monotonic() + cost > deadline:
+            elif time.monotonic() + cost > deadline:
                 return
             began = time.monotonic()
-            stats.nodes += self._iterate(rules, root)
+            expanded = self._iterate(rules, root, limit)
+            if expanded < 0:
+                return  # out of time in the middle of an expansion
+            stats.nodes += expanded
             stats.iterations += 1
             spent = time.monotonic() - began
             cost = spent if cost == 0.0 else 0.7 * cost + 0.3 * spent
 
-    def _iterate(self, rules: FlankRules, root: Node) -> int:
-        """One selection, expansion and backup; the number of nodes expanded (0 or 1)."""
+    def _iterate(self, rules: FlankRules, root: Node, deadline: float) -> int:
+        """One selection, expansion and backup: 1 when it expanded a node, 0 when not, -1 when out of time."""
         path: list[tuple[Node, int]] = []
         node = root
         expanded = 0
@@ -210,7 +215,8 @@ class MctsFlankBot(Bot):
             child = node.children[i]
             if child is None:
                 child = Node(rules, state)
-                self._expand(rules, child)
+                if not self._expand(rules, child, deadline):
+                    return -1
                 node.children[i] = child
                 expanded = 1
                 value1 = child.value if child.mover == 1 else -child.value
@@ -236,24 +242,34 @@ class MctsFlankBot(Bot):
                 best, best_score = i, score
         return best
 
-    def _expand(self, rules: FlankRules, node: Node) -> None:
-        """Play every legal action once; the children's static values and the node's value."""
+    def _expand(self, rules: FlankRules, node: Node, deadline: float = math.inf) -> bool:
+        """Play every legal action once: the children's static values and the node's value.
+
+        Stops at ``deadline`` (checked every few actions): then a root keeps the actions valued so
+        far (False is returned), any other node stays unexpanded.
+        """
         seat = node.mover
         state = node.state
         actions = rules.legal_actions(state)
-        node.actions = actions
         states: list[FlankState | None] = []
         static: list[float] = []
-        for action in actions:
+        complete = True
+        for k, action in enumerate(actions):
+            if k % 8 == 7 and time.monotonic() > deadline:
+                complete = False
+                actions = actions[:k]
+                break
             after = rules.apply(state, action)
             states.append(after)
             static.append(margin_value(rules, after, seat))
+        node.actions = actions
         node.states = states
         node.static = static
         node.n = [0] * len(actions)
         node.w = [0.0] * len(actions)
         node.children = [None] * len(actions)
         node.value = max(static) if static else 0.0
+        return complete
 
     def _best(self, root: Node) -> int:
         """The most visited child; ties (and an unsearched root) by mean value, then at random."""
