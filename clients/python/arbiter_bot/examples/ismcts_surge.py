@@ -37,12 +37,13 @@ from typing import Any
 
 from arbiter_games.surge import (
     BLUE,
+    EMPTY_COLUMN,
     ORANGE,
     SKIP,
     STONES,
     SURGE,
-    PlaceStone,
     Column,
+    PlaceStone,
     SurgeAction,
     SurgeObservation,
     SurgeState,
@@ -64,6 +65,8 @@ MARGIN_SCALE = 10.0
 WIDTH = 6
 #: Decisions kept in the tree (the root's and the next ones); after them the playout policy plays.
 TREE_DEPTH = 1
+#: Rounds a playout plays (the current one included) before the evaluation judges the position.
+PLAYOUT_ROUNDS = 100
 #: Surges looked ahead by the evaluation, and the weight of the stones left on the board.
 FORECAST = 4
 MATERIAL = 0.3
@@ -143,10 +146,10 @@ def determinize(obs: SurgeObservation, hidden: Hidden) -> SurgeState:
         cols[c][r] = value if colour == BLUE else -value
     for square, colour, shown in obs.face_down:
         c, r = _cr(square)
-        value = shown if colour == me else hidden.face_down
-        if value is None:
+        down = shown if colour == me else hidden.face_down
+        if down is None:
             raise ValueError("the guess has no value for the opponent's face-down stone")
-        cols[c][r] = value if colour == BLUE else -value
+        cols[c][r] = down if colour == BLUE else -down
         down_index = c * 8 + r
     hands = {me: obs.hand, enemy: hidden.opponent_hand}
     supplies = {me: hidden.own_supply, enemy: hidden.opponent_supply}
@@ -195,10 +198,14 @@ class Determinizer:
         state = self.template.copy()
         them = 1 - self.me
         state.hands[them] = list(hidden.opponent_hand)
-        orders = [hidden.own_supply, hidden.opponent_supply] if self.me == 0 else [
-            hidden.opponent_supply,
-            hidden.own_supply,
-        ]
+        orders = (
+            [hidden.own_supply, hidden.opponent_supply]
+            if self.me == 0
+            else [
+                hidden.opponent_supply,
+                hidden.own_supply,
+            ]
+        )
         state.orders = (orders[0], orders[1])
         state.pos = [0, 0]
         if self.down_col >= 0 and hidden.face_down is not None:
@@ -225,35 +232,45 @@ EPSILON = 0.1
 def rollout_action(state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random) -> SurgeAction:
     """A cheap playout move following the designer's tips without look-ahead (see ``surge_tips``).
 
-    Each placement gets its value, +4 on the front home row, +2 per own stone in the column (-3
+    A placement is worth its value, +4 on the front home row, +2 per own stone in the column (-3
     for a new column), +6 when placing first right behind an own stone, and +6 plus 0.6 per point
-    when placing second in the column of the opponent's face-down stone; the best is played,
-    except with chance ``EPSILON`` a random one. ``legal`` is the engine's list for ``state``.
+    when placing second in the column of the opponent's face-down stone. The value terms grow
+    with the value, so the best placement always uses the biggest stone in hand: only its squares
+    (the tail of the engine's ``legal``, which lists values smallest first) are compared. With
+    chance ``EPSILON`` the move is a random legal one instead.
     """
     if len(legal) == 1 or rng.random() < EPSILON:
         return legal[0] if len(legal) == 1 else rng.choice(legal)
     p = state.mover
     sign = 1 if p == 0 else -1
     front = 1 if p == 0 else 6
-    step = sign
     cols = state.cols
-    mine = [sum(1 for x in col if x * sign > 0) for col in cols]
     first = p == state.first
     answer_col = state.down >> 3 if not first and state.down >= 0 else -1
+    top = legal[-1].value  # type: ignore[union-attr]
     best: list[SurgeAction] = []
     best_score = -math.inf
-    for a in legal:
+    k = len(legal) - 1
+    last_c = -1
+    column_score = 0.0
+    while k >= 0 and legal[k].value == top:  # type: ignore[union-attr]
+        a = legal[k]
+        k -= 1
         c, r = _WHERE[a.square]  # type: ignore[union-attr]
-        v = a.value  # type: ignore[union-attr]
-        score = float(v)
+        col = cols[c]
+        if c != last_c:  # a column's two home squares come one after the other
+            last_c = c
+            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
+            column_score = 2.0 * mine if mine else -3.0
+        score = column_score
         if r == front:
             score += 4.0
-        score += 2.0 * mine[c] if mine[c] else -3.0
         if first:
-            if 0 <= r + step < 8 and cols[c][r + step] * sign > 0:
+            ahead = r + sign
+            if 0 <= ahead < 8 and col[ahead] * sign > 0:
                 score += 6.0
         elif c == answer_col:
-            score += 6.0 + 0.6 * v
+            score += 6.0 + 0.6 * top
         if score > best_score:
             best, best_score = [a], score
         elif score == best_score:
@@ -354,6 +371,7 @@ class IsmctsSurgeBot(Bot):
         exploration: float = EXPLORATION,
         width: int = WIDTH,
         tree_depth: int = TREE_DEPTH,
+        playout_rounds: int = PLAYOUT_ROUNDS,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -361,8 +379,8 @@ class IsmctsSurgeBot(Bot):
         self.exploration = exploration
         self.width = width
         self.tree_depth = tree_depth
+        self.playout_rounds = playout_rounds
         self.last = Stats()
-        self._root_keys: set[int] = set()
         #: Every determinization of the last decision's search, when set to a list (for tests).
         self.record: list[SurgeState] | None = None
 
@@ -377,7 +395,7 @@ class IsmctsSurgeBot(Bot):
         stats = Stats()
         sampler = Determinizer(observation)
         moves = candidates(observation, places, self.width)
-        self._root_keys = {id(SURGE.parse_action(f"{a.value}@{a.square}")) for a in moves}
+        root_keys = {id(SURGE.parse_action(f"{a.value}@{a.square}")) for a in moves}
         if self.record is not None:
             self.record.clear()
         while True:
@@ -389,7 +407,7 @@ class IsmctsSurgeBot(Bot):
             state = sampler.sample(self.rng)
             if self.record is not None:
                 self.record.append(state.copy())
-            stats.nodes += self._iterate(root, state)
+            stats.nodes += self._iterate(root, state, root_keys)
             stats.iterations += 1
         by_text = {(a.value, a.square): a for a in places}
         scored = []
@@ -406,8 +424,11 @@ class IsmctsSurgeBot(Bot):
         best = [a for n, w, a in scored if (n, w) == top]
         return min(best, key=moves.index)  # equal: the one surge_tips likes best
 
-    def _iterate(self, root: Node, state: SurgeState) -> int:
-        """One pass: select and expand in ``state`` (a determinization), play out, back up."""
+    def _iterate(self, root: Node, state: SurgeState, root_keys: set[int]) -> int:
+        """One pass: select and expand in ``state`` (a determinization), play out, back up.
+
+        At the root only the actions in ``root_keys`` (ids of the engine's actions) are searched.
+        """
         path: list[tuple[Node, int, int]] = []
         node = root
         expanded = 0
@@ -419,7 +440,7 @@ class IsmctsSurgeBot(Bot):
                 apply(state, SKIP)  # the arbiter plays skips itself
                 continue
             if node is root:
-                legal = [a for a in legal if id(a) in self._root_keys]
+                legal = [a for a in legal if id(a) in root_keys]
             mover = state.mover
             n = node.n
             available = node.available
@@ -444,7 +465,7 @@ class IsmctsSurgeBot(Bot):
             path.append((node, key, mover))
             apply(state, node.actions[key])
             node = node.children[key]
-        value_blue = playout_value(state, rng)
+        value_blue = playout_value(state, rng, self.playout_rounds)
         for parent, key, mover in path:
             parent.n[key] += 1
             parent.w[key] += value_blue if mover == 0 else -value_blue

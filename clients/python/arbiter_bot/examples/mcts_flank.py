@@ -123,8 +123,12 @@ class MctsFlankBot(Bot):
         think: float = DEFAULT_THINK,
         iterations: int | None = None,
         exploration: float = EXPLORATION,
+        prior_weight: float = 0.0,
+        choice: str = "value",
     ) -> None:
         self.rng = random.Random(seed)
+        self.prior_weight = prior_weight
+        self.choice = choice
         self.think = think
         self.iterations = iterations
         self.exploration = exploration
@@ -235,9 +239,12 @@ class MctsFlankBot(Bot):
         best = 0
         best_score = -math.inf
         n, w, static = node.n, node.w, node.static
+        k = self.prior_weight
+        sqrt = math.sqrt
         for i in range(len(n)):
-            visits = n[i] + 1
-            score = (w[i] + static[i]) / visits + c * math.sqrt(log_n / visits)
+            visits = n[i]
+            mean = (w[i] + k * static[i]) / (visits + k) if visits else static[i]
+            score = mean + c * sqrt(log_n / (visits + 1))
             if score > best_score:
                 best, best_score = i, score
         return best
@@ -272,10 +279,14 @@ class MctsFlankBot(Bot):
         return complete
 
     def _best(self, root: Node) -> int:
-        """The most visited child; ties (and an unsearched root) by mean value, then at random."""
+        """The searched child with the best mean value (the static value for an unsearched root)."""
+        k = self.prior_weight
 
         def key(i: int) -> tuple[int, float]:
-            return root.n[i], round((root.w[i] + root.static[i]) / (root.n[i] + 1), 9)
+            n = root.n[i]
+            if self.choice == "visits":
+                return n, round((root.w[i] + k * root.static[i]) / (n + k) if n else root.static[i], 9)
+            return (1 if n else 0), round((root.w[i] + k * root.static[i]) / (n + k) if n else root.static[i], 9)
 
         top = max(key(i) for i in range(len(root.actions)))
         best = [i for i in range(len(root.actions)) if key(i) == top]

@@ -66,7 +66,7 @@ def run_search_cli(
     if known.think <= 0:
         extra.error("--think must be more than 0 seconds")
     text = (description or "") + (
-        f"\n\nOne more option: --think SECONDS, the most this bot thinks per move (default {DEFAULT_THINK:g});"
-        " it thinks less when the clock or the per-decision limit asks for it."
+        "\n\nOne more option: --think SECONDS, the most this bot thinks per move "
+        f"(default {DEFAULT_THINK:g}); it thinks less when the clock or the per-decision limit asks for it."
     )
     return run_cli(lambda options: make_bot(options, known.think), rest, description=text, games=games)
