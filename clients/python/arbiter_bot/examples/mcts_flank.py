@@ -8,11 +8,13 @@ How it searches (docs/bots.md has the longer story and its measured strength):
   (``hexflank.state_from_observation``) and played on with ``FlankRules.apply``.
 - Expanding a node plays every legal action once and scores the result: the score margin for the
   player who acted, squashed to -1..1 (``tanh(margin / SCALE)``); a pass that ends the game is
-  worth exactly +1 or -1. These static values are the children's prior values (each counts as one
-  visit), and the best of them, seen from the player to move, is the node's own value: a
-  one-ply look-ahead stands in for a random playout, which in these games says little.
-- Selection is UCT: the child with the best mean value plus ``C * sqrt(ln N / (n + 1))``.
-- Values are averaged up the path; the move played is the most visited child (ties: best value).
+  worth exactly +1 or -1. These static values stand for the children until the search visits
+  them, and the best of them, seen from the player to move, is the node's own value: a one-ply
+  look-ahead (exactly the greedy bot's reply) stands in for a random playout, which in these
+  games says little.
+- Selection is UCT: the child with the best value (mean of what was backed up through it, or its
+  static value while unvisited) plus ``C * sqrt(ln N / (n + 1))``.
+- Values are averaged up the path; the move played is the searched child with the best mean.
 - The tree is kept between moves: when the opponent's reply is in it, that subtree is the new root.
 - It stops at the deadline from :mod:`arbiter_bot.examples.thinking` (``--think``, the clock,
   the per-decision limit, with a margin), before an iteration that would not finish in time.
@@ -124,11 +126,9 @@ class MctsFlankBot(Bot):
         iterations: int | None = None,
         exploration: float = EXPLORATION,
         prior_weight: float = 0.0,
-        choice: str = "value",
     ) -> None:
         self.rng = random.Random(seed)
         self.prior_weight = prior_weight
-        self.choice = choice
         self.think = think
         self.iterations = iterations
         self.exploration = exploration
@@ -243,7 +243,7 @@ class MctsFlankBot(Bot):
         sqrt = math.sqrt
         for i in range(len(n)):
             visits = n[i]
-            mean = (w[i] + k * static[i]) / (visits + k) if visits else static[i]
+            mean = (w[i] + k * static[i]) / (visits + k) if visits else static[i]  # as in _mean
             score = mean + c * sqrt(log_n / (visits + 1))
             if score > best_score:
                 best, best_score = i, score
@@ -278,15 +278,18 @@ class MctsFlankBot(Bot):
         node.value = max(static) if static else 0.0
         return complete
 
-    def _best(self, root: Node) -> int:
-        """The searched child with the best mean value (the static value for an unsearched root)."""
+    def _mean(self, node: Node, i: int) -> float:
+        """Child ``i``'s value for the node's mover: the mean of what the search backed up through
+        it (with its static value as ``prior_weight`` extra visits), else its static value."""
+        n = node.n[i]
         k = self.prior_weight
+        return (node.w[i] + k * node.static[i]) / (n + k) if n else node.static[i]
+
+    def _best(self, root: Node) -> int:
+        """The searched child with the best mean value (by static value when none was searched)."""
 
         def key(i: int) -> tuple[int, float]:
-            n = root.n[i]
-            if self.choice == "visits":
-                return n, round((root.w[i] + k * root.static[i]) / (n + k) if n else root.static[i], 9)
-            return (1 if n else 0), round((root.w[i] + k * root.static[i]) / (n + k) if n else root.static[i], 9)
+            return (1 if root.n[i] else 0), round(self._mean(root, i), 9)
 
         top = max(key(i) for i in range(len(root.actions)))
         best = [i for i in range(len(root.actions)) if key(i) == top]
