@@ -63,6 +63,8 @@ MARGIN_WEIGHT = 0.5
 MARGIN_SCALE = 10.0
 #: Root moves searched: the best ones by ``surge_tips``' judgement.
 WIDTH = 6
+#: What each place further down ``surge_tips``' ranking costs a root move's mean value at the end.
+RANK_PENALTY = 0.05
 #: Decisions kept in the tree (the root's and the next ones); after them the playout policy plays.
 TREE_DEPTH = 1
 #: Rounds a playout plays (the current one included) before the evaluation judges the position.
@@ -371,6 +373,7 @@ class IsmctsSurgeBot(Bot):
         exploration: float = EXPLORATION,
         width: int = WIDTH,
         tree_depth: int = TREE_DEPTH,
+        rank_penalty: float = RANK_PENALTY,
         playout_rounds: int = PLAYOUT_ROUNDS,
     ) -> None:
         self.rng = random.Random(seed)
@@ -378,6 +381,7 @@ class IsmctsSurgeBot(Bot):
         self.iterations = iterations
         self.exploration = exploration
         self.width = width
+        self.rank_penalty = rank_penalty
         self.tree_depth = tree_depth
         self.playout_rounds = playout_rounds
         self.last = Stats()
@@ -415,14 +419,13 @@ class IsmctsSurgeBot(Bot):
             wire = by_text.get((action.value, action.square)) if isinstance(action, PlaceStone) else None
             if wire is not None:
                 n = root.n[key]
-                scored.append((n, round(root.w[key] / max(1, n), 9), wire))
+                mean = root.w[key] / max(1, n) - self.rank_penalty * moves.index(wire)
+                scored.append((round(mean, 9), -moves.index(wire), wire))
         stats.seconds = time.monotonic() - started
         self.last = stats
         if not scored:
             return moves[0]
-        top = max((n, w) for n, w, _ in scored)
-        best = [a for n, w, a in scored if (n, w) == top]
-        return min(best, key=moves.index)  # equal: the one surge_tips likes best
+        return max(scored, key=lambda item: item[:2])[2]
 
     def _iterate(self, root: Node, state: SurgeState, root_keys: set[int]) -> int:
         """One pass: select and expand in ``state`` (a determinization), play out, back up.
