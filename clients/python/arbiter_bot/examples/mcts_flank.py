@@ -50,7 +50,7 @@ from arbiter_games.hexflank import (
 from arbiter_games.torrent import TORRENT
 
 from ..bot import Bot, MatchSummary, TurnContext
-from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
+from .thinking import DEFAULT_THINK, hard_deadline, run_search_cli, think_deadline
 
 #: Margin (points) that is worth tanh(1) = 0.76 of a win.
 SCALE = 8.0
@@ -145,7 +145,7 @@ class MctsFlankBot(Bot):
         empties = observation.board.count(".")
         deadline = think_deadline(context, self.think, max(4, empties // 2 + 2))
         stats = Stats(reused=reused)
-        self._search(rules, root, deadline, stats)
+        self._search(rules, root, deadline, hard_deadline(context), stats)
         index = self._best(root)
         action = root.actions[index]
         if action not in legal:  # cannot happen with a faithful engine; never answer illegally
@@ -178,11 +178,16 @@ class MctsFlankBot(Bot):
         settle(state)
         return Node(rules, state), False
 
-    def _search(self, rules: FlankRules, root: Node, deadline: float, stats: Stats) -> None:
-        """Iterate until the deadline (or ``self.iterations``); an expansion that would end late stops."""
+    def _search(self, rules: FlankRules, root: Node, deadline: float, hard: float, stats: Stats) -> None:
+        """Iterate until the deadline (or ``self.iterations``); an expansion that would end late stops.
+
+        The root's expansion (the one-ply values of every move) only stops at ``hard``, the
+        decision limit less its margin: the move is never chosen among part of the moves because
+        the bot's own budget is short on a slow machine.
+        """
         limit = math.inf if self.iterations is not None else deadline
         if not root.expanded and not root.state.over:
-            self._expand(rules, root, limit)
+            self._expand(rules, root, math.inf if self.iterations is not None else hard)
             stats.nodes += 1
         cost = 0.0
         while root.expanded:

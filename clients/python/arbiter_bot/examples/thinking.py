@@ -53,6 +53,20 @@ def think_deadline(context: TurnContext, budget: float, moves_left: int) -> floa
     return start + think_seconds(context, budget, moves_left)
 
 
+def hard_deadline(context: TurnContext) -> float:
+    """The ``time.monotonic()`` moment past which no work may go on: the decision limit less its
+    :func:`safety_margin` (infinity when the decision is untimed).
+
+    A search finishes the work that makes its move at least as good as a one-ply choice before
+    this, even when its own budget (:func:`think_deadline`) is spent already.
+    """
+    limit = context.decision_limit
+    if limit is None:
+        return float("inf")
+    start = min(context.received_at, time.monotonic())
+    return start + max(0.001, limit - safety_margin(limit))
+
+
 def run_search_cli(
     make_bot: Callable[[BotOptions, float], Bot],
     argv: Sequence[str] | None,
