@@ -18,10 +18,12 @@ bot saw and uses nothing else (the sampler reads only the observation).
 
 The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
 the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
-with availability counts. From a new node the game is played out to the end with a cheap policy
-(:func:`rollout_action`: big stones and the front row preferred, otherwise random), and the value is
-the result (+1 win, 0 draw, -1 loss) blended with the score margin. The move played is the root's
-most visited action. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
+with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
+best (:func:`candidates`). From a new node the game is played out to the end by both players with
+a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
+the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. The move played
+is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
+ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
 
 from __future__ import annotations

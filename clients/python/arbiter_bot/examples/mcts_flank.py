@@ -36,8 +36,6 @@ from typing import Any
 from arbiter_games.fravan import FRAVAN
 from arbiter_games.hexflank import (
     BLACK,
-    PASS,
-    SWAP,
     WHITE,
     FlankAction,
     FlankObservation,
@@ -321,8 +319,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         lambda options, think: MctsFlankBot(options.seed, think=think), argv, __doc__, ("torrent", "fravan")
     )
 
-
-__all__ = ["PASS", "SWAP", "MctsFlankBot", "make_bot"]
 
 if __name__ == "__main__":
     sys.exit(main())
