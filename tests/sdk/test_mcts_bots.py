@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arbiter.runner.local_match import LocalRunner, RunnerConfig
+from arbiter.runner.local_match import LocalRunner, RunnerConfig, _builtin_module, label
 from arbiter_bot.bot import TurnContext
 from arbiter_bot.examples import ismcts_surge, mcts_flank
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
@@ -232,3 +232,28 @@ def test_search_bots_play_whole_games_against_greedy(
         assert played.faulty is None
     assert len(list(tmp_path.glob(f"{game}-*.json"))) == 2
     assert (tmp_path / "bot-A.log").exists()  # the search bot ran in a process of its own
+
+
+def test_arbiter_match_names_the_search_bots_by_game(tmp_path: Path) -> None:
+    assert _builtin_module("mcts", "torrent") == _builtin_module("mcts_flank", "fravan") == "mcts_flank"
+    assert _builtin_module("mcts", "surge") == _builtin_module("ismcts", "surge") == "ismcts_surge"
+    assert _builtin_module("greedy", "surge") == "surge_tips"
+    config = RunnerConfig(
+        bot_a="mcts",
+        bot_b="greedy",
+        game="torrent",
+        options={},
+        games=1,
+        control=TimeControl(),
+        policy=MatchPolicy(),
+        records_dir=tmp_path,
+        concurrency=2,
+        seed=3,
+    )
+    runner = LocalRunner(config)
+    command = runner._builtin_command("A", "mcts")
+    assert command is not None
+    assert "-m arbiter_bot.examples.mcts_flank" in command
+    assert "--max-concurrent 2" in command and "--seed 6" in command
+    assert runner._builtin_command("B", "greedy") is None  # played inside the runner's process
+    assert label("mcts") == "mcts"
