@@ -149,8 +149,9 @@ def test_the_sampler_reads_the_observation_only() -> None:
     assert checked >= 3
 
 
-def test_ismcts_answers_legally() -> None:
-    bot = IsmctsSurgeBot(3, iterations=8)
+@pytest.mark.parametrize("paired", [False, True])
+def test_ismcts_answers_legally(paired: bool) -> None:
+    bot = IsmctsSurgeBot(3, iterations=8, paired=paired)
     for seed in range(3):
         for rules, state, legal in decision_points("surge", {}, seed):
             assert ask(bot, "surge", rules, state, legal) in legal

@@ -67,6 +67,9 @@ MARGIN_SCALE = 10.0
 WIDTH = 6
 #: What each place further down ``surge_tips``' ranking costs a root move's mean value at the end.
 RANK_PENALTY = 0.05
+#: Play every root move out from each determinization with common random numbers (see ``_paired``)
+#: instead of one UCB-chosen move per determinization.
+PAIRED = False
 #: Decisions kept in the tree (the root's and the next ones); after them the playout policy plays.
 TREE_DEPTH = 1
 #: Rounds a playout plays (the current one included) before the evaluation judges the position.
@@ -376,6 +379,7 @@ class IsmctsSurgeBot(Bot):
         width: int = WIDTH,
         tree_depth: int = TREE_DEPTH,
         rank_penalty: float = RANK_PENALTY,
+        paired: bool = PAIRED,
         playout_rounds: int = PLAYOUT_ROUNDS,
     ) -> None:
         self.rng = random.Random(seed)
@@ -384,6 +388,7 @@ class IsmctsSurgeBot(Bot):
         self.exploration = exploration
         self.width = width
         self.rank_penalty = rank_penalty
+        self.paired = paired
         self.tree_depth = tree_depth
         self.playout_rounds = playout_rounds
         self.last = Stats()
@@ -401,7 +406,8 @@ class IsmctsSurgeBot(Bot):
         stats = Stats()
         sampler = Determinizer(observation)
         moves = candidates(observation, places, self.width)
-        root_keys = {id(SURGE.parse_action(f"{a.value}@{a.square}")) for a in moves}
+        engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
+        root_keys = {id(a) for a in engine_moves}
         if self.record is not None:
             self.record.clear()
         while True:
@@ -413,8 +419,11 @@ class IsmctsSurgeBot(Bot):
             state = sampler.sample(self.rng)
             if self.record is not None:
                 self.record.append(state.copy())
-            stats.nodes += self._iterate(root, state, root_keys)
-            stats.iterations += 1
+            if self.paired:
+                stats.iterations += self._paired(root, state, engine_moves, deadline)
+            else:
+                stats.nodes += self._iterate(root, state, root_keys)
+                stats.iterations += 1
         by_text = {(a.value, a.square): a for a in places}
         scored = []
         for key, action in root.actions.items():
@@ -428,6 +437,31 @@ class IsmctsSurgeBot(Bot):
         if not scored:
             return moves[0]
         return max(scored, key=lambda item: item[:2])[2]
+
+    def _paired(self, root: Node, state: SurgeState, moves: Sequence[SurgeAction], deadline: float) -> int:
+        """Every root move played out from the same determinization with the same random numbers.
+
+        Common random numbers: the moves' playouts differ only where the moves make them differ,
+        so comparing their means needs far fewer determinizations. The number of playouts made.
+        """
+        seed = self.rng.getrandbits(64)
+        done = 0
+        for action in moves:
+            if done and self.iterations is None and time.monotonic() >= deadline:
+                break
+            key = id(action)
+            after = state.copy()
+            mover = after.mover
+            SURGE.apply_in_place(after, action)
+            value_blue = playout_value(after, random.Random(seed), self.playout_rounds)
+            if key not in root.n:
+                root.actions[key] = action
+                root.n[key] = 0
+                root.w[key] = 0.0
+            root.n[key] += 1
+            root.w[key] += value_blue if mover == 0 else -value_blue
+            done += 1
+        return done
 
     def _iterate(self, root: Node, state: SurgeState, root_keys: set[int]) -> int:
         """One pass: select and expand in ``state`` (a determinization), play out, back up.
