@@ -408,9 +408,10 @@ def match_command(
     the sequential test is decided: exit status 0 when H1 is accepted (BOT_A is better), 1 for H0,
     2 when --games (with --sprt 1000 unless given) came first (3 when the run fails).
 
-    A bot is a built-in name (random, greedy, greedy_flank, surge_tips) or a shell command that
-    starts an SDK bot; the command finds the arbiter's address and its token in the environment
-    (ARBITER_SERVER, ARBITER_TOKEN; also ARBITER_GAME, ARBITER_SIZE, ARBITER_GAMES). Example:
+    A bot is a built-in name (random, greedy, mcts, ismcts, greedy_flank, surge_tips, mcts_flank,
+    ismcts_surge; see docs/bots.md) or a shell command that starts an SDK bot; the command finds
+    the arbiter's address and its token in the environment (ARBITER_SERVER, ARBITER_TOKEN; also
+    ARBITER_GAME, ARBITER_SIZE, ARBITER_GAMES). Example:
 
       arbiter match greedy "python -m arbiter_bot.examples.random_bot" --game torrent --size 7 --games 20
     """

@@ -595,6 +595,26 @@ def surge_step(board: Sequence[Sequence[int]]) -> tuple[list[Column], dict[str, 
     return cols, {BLUE: scored[0], ORANGE: scored[1]}
 
 
+def surge_columns(cols: Sequence[Column]) -> tuple[list[Column], int, int]:
+    """One surge of a board in the engine's column form, through the engine's cached plans.
+
+    ``(new columns, points Blue scored, points Orange scored)``. The same surge as
+    :func:`surge_step`, many times faster, for search code: ``cols`` must be 8 column tuples as a
+    state holds them (``SurgeState.cols``, or this function's result); they are not checked.
+    """
+    get = _results.get
+    out: list[Column] = []
+    blue = orange = 0
+    for col in cols:
+        entry = get(col) or _surge_result(col)
+        out.append(entry[0])
+        gains = entry[2]
+        if gains is not None:
+            blue += gains[0]
+            orange += gains[1]
+    return out, blue, orange
+
+
 # --------------------------------------------------------------------------------------------------
 # State
 # --------------------------------------------------------------------------------------------------
@@ -1296,5 +1316,6 @@ __all__ = [
     "parse_board",
     "render_text",
     "round_of",
+    "surge_columns",
     "surge_step",
 ]

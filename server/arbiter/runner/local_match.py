@@ -1,6 +1,6 @@
 """`arbiter match`: two bots, N games, through a real local arbiter on a loopback port.
 
-A bot is a built-in name (``random``, ``greedy``; or an example module such as ``surge_tips``)
+A bot is a built-in name (``random``, ``greedy``, ``mcts``; or an example module such as ``surge_tips``)
 played in this process by the SDK, or a shell command that starts an SDK bot: the command gets
 ``ARBITER_SERVER``, ``ARBITER_TOKEN``, ``ARBITER_GAME``, ``ARBITER_SIZE`` and ``ARBITER_GAMES``
 in its environment. Seats alternate from game to game.
@@ -35,10 +35,20 @@ from .stats import Tally
 BUILTIN = {
     "random": "random_bot",
     "greedy": None,  # greedy_flank for Torrent/Fravan, surge_tips for Surge
+    "mcts": None,  # mcts_flank for Torrent/Fravan, ismcts_surge for Surge
+    "ismcts": "ismcts_surge",
     "random_bot": "random_bot",
     "greedy_flank": "greedy_flank",
     "surge_tips": "surge_tips",
+    "mcts_flank": "mcts_flank",
+    "ismcts_surge": "ismcts_surge",
 }
+#: The example module of a built-in name that depends on the game: (Torrent/Fravan, Surge).
+BY_GAME = {"greedy": ("greedy_flank", "surge_tips"), "mcts": ("mcts_flank", "ismcts_surge")}
+#: Built-in bots that search until their deadline: each runs in a process of its own (started with
+#: the SDK's command line), as it would on a ladder, so that its thinking and the arbiter's work
+#: do not share one Python interpreter (and its lock) and the clocks measure the bot alone.
+OWN_PROCESS = frozenset({"mcts_flank", "ismcts_surge"})
 
 
 class RunnerError(Exception):
@@ -150,7 +160,8 @@ def is_builtin(spec: str) -> bool:
 def _builtin_module(spec: str, game: str) -> str:
     module = BUILTIN[spec]
     if module is None:
-        module = "surge_tips" if game == "surge" else "greedy_flank"
+        flank, surge = BY_GAME[spec]
+        module = surge if game == "surge" else flank
     return module
 
 
@@ -274,7 +285,8 @@ class LocalRunner:
         try:
             await asyncio.wait_for(connected.wait(), timeout)
         except TimeoutError:
-            where = "" if is_builtin(spec) else f"; its output is in {self._log_path(key)}"
+            in_process = is_builtin(spec) and self._builtin_command(key, spec) is None
+            where = "" if in_process else f"; its output is in {self._log_path(key)}"
             raise RunnerError(
                 f"bot {key} ({spec!r}) did not connect within {timeout:g} s (see --connect-timeout){where}"
             ) from None
@@ -282,9 +294,26 @@ class LocalRunner:
     def _log_path(self, key: str) -> Path:
         return self.config.records_dir / f"bot-{key}.log"
 
+    def _builtin_command(self, key: str, spec: str) -> str | None:
+        """The shell command that starts a built-in bot played in its own process, else None."""
+        cfg = self.config
+        if not is_builtin(spec):
+            return None
+        module = _builtin_module(spec, cfg.game)
+        if module not in OWN_PROCESS:
+            return None
+        words = [sys.executable, "-m", f"arbiter_bot.examples.{module}", "--log-level", "warning"]
+        words += ["--max-concurrent", str(cfg.concurrency)]
+        if cfg.seed is not None:
+            words += ["--seed", str(cfg.seed * 2 + (key == "B"))]
+        return shlex.join(words)
+
     async def _run_bot(self, key: str, spec: str, address: str) -> None:
         cfg = self.config
-        if is_builtin(spec):
+        command = self._builtin_command(key, spec)
+        if command is not None:
+            spec = command
+        elif is_builtin(spec):
             from arbiter_bot.client import run_bot
             from arbiter_bot.local import load_bot
 

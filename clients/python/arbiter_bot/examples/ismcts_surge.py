@@ -1,0 +1,540 @@
+"""An information-set Monte Carlo tree search (ISMCTS) bot for Surge Stones.
+
+    python -m arbiter_bot.examples.ismcts_surge --server localhost:50051 --token TOKEN --game surge --think 1
+
+What the bot does not know (docs/rules/surge-stones.md, "Hidden information"): the opponent's
+hand, the order of the opponent's supply, the value of the opponent's face-down stone, and the
+order of its own supply. What it knows: each player owns two stones of every value 1..10, every
+face-up and every removed stone, its own hand and supply (as a multiset), and how many stones
+the opponent holds in hand and in supply. The draw orders come from a seed the bot only sees
+committed (SHA-256), so until the seed is revealed every order that fits the facts is possible
+and, the seed being uniform, equally likely.
+
+Each iteration of the search therefore starts from a *determinization* (:func:`determinize`): the
+opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and dealt
+to their face-down stone, their hand and their supply, in the sizes the observation gives; the
+bot's own supply is shuffled. The result is a full engine state that agrees with everything the
+bot saw and uses nothing else (the sampler reads only the observation).
+
+The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
+the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
+with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
+best (:func:`candidates`). From a new node the game is played out to the end by both players with
+a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
+the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. The move played
+is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
+ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arbiter_games.surge import (
+    BLUE,
+    EMPTY_COLUMN,
+    ORANGE,
+    SKIP,
+    STONES,
+    SURGE,
+    Column,
+    PlaceStone,
+    SurgeAction,
+    SurgeObservation,
+    SurgeState,
+    surge_columns,
+)
+
+from ..bot import Bot, TurnContext
+from .surge_tips import Position, Weights
+from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
+
+FILES = "abcdefgh"
+#: UCB's exploration constant (values are in -1..1).
+EXPLORATION = 0.7
+#: Weight of the squashed score margin in a playout's value (the rest is win/draw/loss).
+MARGIN_WEIGHT = 0.5
+#: Score margin worth tanh(1) of the margin part.
+MARGIN_SCALE = 10.0
+#: Root moves searched: the best ones by ``surge_tips``' judgement.
+WIDTH = 6
+#: What each place further down ``surge_tips``' ranking costs a root move's mean value at the end.
+RANK_PENALTY = 0.05
+#: Play every root move out from each determinization with common random numbers (see ``_paired``)
+#: instead of one UCB-chosen move per determinization.
+PAIRED = False
+#: Decisions kept in the tree (the root's and the next ones); after them the playout policy plays.
+TREE_DEPTH = 1
+#: Rounds a playout plays (the current one included) before the evaluation judges the position.
+PLAYOUT_ROUNDS = 100
+#: Surges looked ahead by the evaluation, and the weight of the stones left on the board.
+FORECAST = 4
+MATERIAL = 0.3
+
+
+@dataclass
+class Stats:
+    """Search figures of the last decision (for tuning and the docs)."""
+
+    iterations: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------------------------------
+# What is hidden, and sampling it
+# --------------------------------------------------------------------------------------------------
+
+
+def unseen_opponent_stones(obs: SurgeObservation) -> list[int]:
+    """The opponent's stones the bot has not seen (hand, supply and face-down stone), sorted.
+
+    Their 20 stones minus those face up on the board and those removed from it.
+    """
+    enemy = ORANGE if obs.colour == BLUE else BLUE
+    left = Counter(STONES)
+    left.subtract(value for _, colour, value in obs.face_up if colour == enemy)
+    left.subtract(obs.removed_orange if enemy == ORANGE else obs.removed_blue)
+    if any(count < 0 for count in left.values()):
+        raise ValueError("the observation shows more of the opponent's stones than exist")
+    return sorted(left.elements())
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """One guess at the hidden stones: the opponent's face-down value (None when there is none),
+    hand and supply order, and the bot's own supply order."""
+
+    face_down: int | None
+    opponent_hand: tuple[int, ...]
+    opponent_supply: tuple[int, ...]
+    own_supply: tuple[int, ...]
+
+
+def sample_hidden(obs: SurgeObservation, rng: random.Random, unseen: Sequence[int] | None = None) -> Hidden:
+    """Deal the opponent's unseen stones at random into the places the observation says they are.
+
+    Every assignment that fits the observation is possible (any hand can be completed into an
+    order that explains the placements seen so far), so a uniform shuffle is the right guess.
+    ``unseen`` is :func:`unseen_opponent_stones` of ``obs`` when the caller has it already.
+    """
+    enemy = ORANGE if obs.colour == BLUE else BLUE
+    pool = list(unseen) if unseen is not None else unseen_opponent_stones(obs)
+    has_down = any(colour == enemy for _, colour, _ in obs.face_down)
+    if len(pool) != has_down + obs.opponent_hand_size + obs.opponent_supply_size:
+        raise ValueError(
+            f"{len(pool)} unseen opponent stones do not fill a face-down stone ({int(has_down)}), "
+            f"a hand of {obs.opponent_hand_size} and a supply of {obs.opponent_supply_size}"
+        )
+    rng.shuffle(pool)
+    down = pool.pop() if has_down else None
+    hand = tuple(sorted(pool[: obs.opponent_hand_size]))
+    supply = tuple(pool[obs.opponent_hand_size :])
+    own = list(obs.supply)
+    rng.shuffle(own)
+    return Hidden(down, hand, supply, tuple(own))
+
+
+def determinize(obs: SurgeObservation, hidden: Hidden) -> SurgeState:
+    """A full engine state from the observation and one guess at the hidden stones."""
+    me = obs.colour
+    enemy = ORANGE if me == BLUE else BLUE
+    cols = [[0] * 8 for _ in range(8)]
+    down_index = -1
+    for square, colour, value in obs.face_up:
+        c, r = _cr(square)
+        cols[c][r] = value if colour == BLUE else -value
+    for square, colour, shown in obs.face_down:
+        c, r = _cr(square)
+        down = shown if colour == me else hidden.face_down
+        if down is None:
+            raise ValueError("the guess has no value for the opponent's face-down stone")
+        cols[c][r] = down if colour == BLUE else -down
+        down_index = c * 8 + r
+    hands = {me: obs.hand, enemy: hidden.opponent_hand}
+    supplies = {me: hidden.own_supply, enemy: hidden.opponent_supply}
+    state = SURGE.position(
+        [tuple(col) for col in cols],
+        hands[BLUE],
+        hands[ORANGE],
+        supplies[BLUE],
+        supplies[ORANGE],
+        round=obs.round,
+        scores=(obs.blue_score, obs.orange_score),
+    )
+    if obs.to_move is not None and obs.to_move != obs.first_placer:
+        # The second placement of the round: the first placer has placed (face down) or skipped.
+        state.mover = 0 if obs.to_move == BLUE else 1
+        state.down = down_index
+        state.placed = 1 if down_index >= 0 else 0
+    return state
+
+
+class Determinizer:
+    """Samples full states for one observation quickly: the slow parts are done once.
+
+    ``sample(rng)`` gives the same states as ``determinize(obs, sample_hidden(obs, rng))`` (the
+    tests check it) by copying a template state and dealing the hidden stones into it.
+    """
+
+    def __init__(self, obs: SurgeObservation) -> None:
+        self.obs = obs
+        first = sample_hidden(obs, random.Random(0))
+        self.template = determinize(obs, first)
+        self.me = 0 if obs.colour == BLUE else 1
+        self.down_col = -1
+        self.down_row = -1
+        enemy = ORANGE if obs.colour == BLUE else BLUE
+        for square, colour, _ in obs.face_down:
+            if colour == enemy:
+                self.down_col, self.down_row = _cr(square)
+        self.sign = 1 if enemy == BLUE else -1
+        self.unseen = unseen_opponent_stones(obs)
+
+    def sample(self, rng: random.Random) -> SurgeState:
+        return self.state(sample_hidden(self.obs, rng, self.unseen))
+
+    def state(self, hidden: Hidden) -> SurgeState:
+        state = self.template.copy()
+        them = 1 - self.me
+        state.hands[them] = list(hidden.opponent_hand)
+        orders = (
+            [hidden.own_supply, hidden.opponent_supply]
+            if self.me == 0
+            else [
+                hidden.opponent_supply,
+                hidden.own_supply,
+            ]
+        )
+        state.orders = (orders[0], orders[1])
+        state.pos = [0, 0]
+        if self.down_col >= 0 and hidden.face_down is not None:
+            col = list(state.cols[self.down_col])
+            col[self.down_row] = self.sign * hidden.face_down
+            state.cols[self.down_col] = tuple(col)
+        return state
+
+
+def _cr(square: str) -> tuple[int, int]:
+    return FILES.index(square[0]), int(square[1:]) - 1
+
+
+# --------------------------------------------------------------------------------------------------
+# Playouts
+# --------------------------------------------------------------------------------------------------
+
+
+_WHERE = {f"{f}{r}": (c, r - 1) for c, f in enumerate(FILES) for r in range(1, 9)}
+#: Chance that a playout move is a random legal placement instead of the policy's.
+EPSILON = 0.1
+
+
+def rollout_action(state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random) -> SurgeAction:
+    """A cheap playout move following the designer's tips without look-ahead (see ``surge_tips``).
+
+    A placement is worth its value, +4 on the front home row, +2 per own stone in the column (-3
+    for a new column), +6 when placing first right behind an own stone, and +6 plus 0.6 per point
+    when placing second in the column of the opponent's face-down stone. The value terms grow
+    with the value, so the best placement always uses the biggest stone in hand: only its squares
+    (the tail of the engine's ``legal``, which lists values smallest first) are compared. With
+    chance ``EPSILON`` the move is a random legal one instead.
+    """
+    if len(legal) == 1 or rng.random() < EPSILON:
+        return legal[0] if len(legal) == 1 else rng.choice(legal)
+    p = state.mover
+    sign = 1 if p == 0 else -1
+    front = 1 if p == 0 else 6
+    cols = state.cols
+    first = p == state.first
+    answer_col = state.down >> 3 if not first and state.down >= 0 else -1
+    top = legal[-1].value  # type: ignore[union-attr]
+    best: list[SurgeAction] = []
+    best_score = -math.inf
+    k = len(legal) - 1
+    last_c = -1
+    column_score = 0.0
+    while k >= 0 and legal[k].value == top:  # type: ignore[union-attr]
+        a = legal[k]
+        k -= 1
+        c, r = _WHERE[a.square]  # type: ignore[union-attr]
+        col = cols[c]
+        if c != last_c:  # a column's two home squares come one after the other
+            last_c = c
+            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
+            column_score = 2.0 * mine if mine else -3.0
+        score = column_score
+        if r == front:
+            score += 4.0
+        if first:
+            ahead = r + sign
+            if 0 <= ahead < 8 and col[ahead] * sign > 0:
+                score += 6.0
+        elif c == answer_col:
+            score += 6.0 + 0.6 * top
+        if score > best_score:
+            best, best_score = [a], score
+        elif score == best_score:
+            best.append(a)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def playout_value(state: SurgeState, rng: random.Random, rounds: int = 1) -> float:
+    """Play ``state`` on with :func:`rollout_action` to the end of the round, and ``rounds - 1``
+    rounds more (or to the end of the game), then judge it with :func:`evaluate`; Blue's value."""
+    apply = SURGE.apply_in_place
+    legal_of = SURGE.legal_actions
+    stop = state.done + rounds
+    while state.mover >= 0 and state.done < stop:
+        apply(state, rollout_action(state, legal_of(state), rng))
+    return evaluate(state)
+
+
+def evaluate(state: SurgeState, horizon: int = FORECAST, material: float = MATERIAL) -> float:
+    """Blue's value in -1..1 of a position at the start of a round (or of a finished game).
+
+    A finished game is its result blended with the margin. Otherwise the board is surged
+    ``horizon`` times with no more placements (the engine's cached surge); the value is the
+    squashed score margin after them plus ``material`` times the stones left on the board
+    (Blue's values minus Orange's).
+    """
+    margin = state.score[0] - state.score[1]
+    if state.mover < 0:
+        return result_value(state)
+    cols: Sequence[Column] = state.cols
+    for _ in range(horizon):
+        cols, blue, orange = surge_columns(cols)
+        margin += blue - orange
+    on_board = sum(map(sum, cols))
+    return math.tanh((margin + material * on_board) / MARGIN_SCALE)
+
+
+def result_value(state: SurgeState) -> float:
+    """Blue's value of a finished game: win/draw/loss blended with the squashed margin."""
+    margin = state.score[0] - state.score[1]
+    result = (margin > 0) - (margin < 0)
+    return (1 - MARGIN_WEIGHT) * result + MARGIN_WEIGHT * math.tanh(margin / MARGIN_SCALE)
+
+
+# --------------------------------------------------------------------------------------------------
+# The search
+# --------------------------------------------------------------------------------------------------
+
+
+class FastPosition(Position):
+    """``surge_tips``' judgement of a placement, with the engine's cached surge for its look-ahead."""
+
+    def _forecast(self, cols: list[list[int]]) -> tuple[int, int]:
+        board: Sequence[Column] = [tuple(col) for col in cols]
+        margin = 0
+        for _ in range(self.horizon):
+            board, blue, orange = surge_columns(board)
+            margin += blue - orange
+        material = sum(map(sum, board))
+        return margin * self.sign, material * self.sign
+
+
+def candidates(obs: SurgeObservation, places: Sequence[PlaceStone], count: int) -> list[PlaceStone]:
+    """The ``count`` placements ``surge_tips`` likes best, best first (the search's root moves)."""
+    weights = Weights()
+    position = FastPosition(obs, weights)
+    ranked = sorted(places, key=lambda a: -position.score(a, weights))
+    return ranked[:count]
+
+
+class Node:
+    """A node of the information-set tree: statistics per action, with availability counts.
+
+    Actions are the engine's interned ``PlaceStone`` objects, keyed by ``id`` (hashing the
+    dataclass is slow, and the same action is always the same object in the engine's lists).
+    """
+
+    __slots__ = ("actions", "available", "children", "n", "w")
+
+    def __init__(self) -> None:
+        self.actions: dict[int, SurgeAction] = {}
+        self.children: dict[int, Node] = {}
+        self.n: dict[int, int] = {}
+        self.w: dict[int, float] = {}  # summed values for the player who chose the action
+        self.available: dict[int, int] = {}
+
+
+class IsmctsSurgeBot(Bot):
+    """Single-observer information-set MCTS over determinizations of the hidden stones."""
+
+    name = "ismcts-surge"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        think: float = DEFAULT_THINK,
+        iterations: int | None = None,
+        exploration: float = EXPLORATION,
+        width: int = WIDTH,
+        tree_depth: int = TREE_DEPTH,
+        rank_penalty: float = RANK_PENALTY,
+        paired: bool = PAIRED,
+        playout_rounds: int = PLAYOUT_ROUNDS,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.think = think
+        self.iterations = iterations
+        self.exploration = exploration
+        self.width = width
+        self.rank_penalty = rank_penalty
+        self.paired = paired
+        self.tree_depth = tree_depth
+        self.playout_rounds = playout_rounds
+        self.last = Stats()
+        #: Every determinization of the last decision's search, when set to a list (for tests).
+        self.record: list[SurgeState] | None = None
+
+    def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
+        places = [a for a in legal if isinstance(a, PlaceStone)]
+        if len(places) <= 1 or not isinstance(observation, SurgeObservation):
+            return places[0] if places else self.rng.choice(list(legal))
+        started = time.monotonic()
+        rounds_left = max(2, len(observation.hand) + len(observation.supply) + 1)
+        deadline = think_deadline(context, self.think, rounds_left)
+        root = Node()
+        stats = Stats()
+        sampler = Determinizer(observation)
+        moves = candidates(observation, places, self.width)
+        engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
+        root_keys = {id(a) for a in engine_moves}
+        if self.record is not None:
+            self.record.clear()
+        while True:
+            if self.iterations is not None:
+                if stats.iterations >= self.iterations:
+                    break
+            elif stats.iterations and time.monotonic() >= deadline:
+                break
+            state = sampler.sample(self.rng)
+            if self.record is not None:
+                self.record.append(state.copy())
+            if self.paired:
+                stats.iterations += self._paired(root, state, engine_moves, deadline)
+            else:
+                stats.nodes += self._iterate(root, state, root_keys)
+                stats.iterations += 1
+        by_text = {(a.value, a.square): a for a in places}
+        scored = []
+        for key, action in root.actions.items():
+            wire = by_text.get((action.value, action.square)) if isinstance(action, PlaceStone) else None
+            if wire is not None:
+                n = root.n[key]
+                mean = root.w[key] / max(1, n) - self.rank_penalty * moves.index(wire)
+                scored.append((round(mean, 9), -moves.index(wire), wire))
+        stats.seconds = time.monotonic() - started
+        self.last = stats
+        if not scored:
+            return moves[0]
+        return max(scored, key=lambda item: item[:2])[2]
+
+    def _paired(self, root: Node, state: SurgeState, moves: Sequence[SurgeAction], deadline: float) -> int:
+        """Every root move played out from the same determinization with the same random numbers.
+
+        Common random numbers: the moves' playouts differ only where the moves make them differ,
+        so comparing their means needs far fewer determinizations. The number of playouts made.
+        """
+        seed = self.rng.getrandbits(64)
+        done = 0
+        for action in moves:
+            if done and self.iterations is None and time.monotonic() >= deadline:
+                break
+            key = id(action)
+            after = state.copy()
+            mover = after.mover
+            SURGE.apply_in_place(after, action)
+            value_blue = playout_value(after, random.Random(seed), self.playout_rounds)
+            if key not in root.n:
+                root.actions[key] = action
+                root.n[key] = 0
+                root.w[key] = 0.0
+            root.n[key] += 1
+            root.w[key] += value_blue if mover == 0 else -value_blue
+            done += 1
+        return done
+
+    def _iterate(self, root: Node, state: SurgeState, root_keys: set[int]) -> int:
+        """One pass: select and expand in ``state`` (a determinization), play out, back up.
+
+        At the root only the actions in ``root_keys`` (ids of the engine's actions) are searched.
+        """
+        path: list[tuple[Node, int, int]] = []
+        node = root
+        expanded = 0
+        rng = self.rng
+        apply = SURGE.apply_in_place
+        while state.mover >= 0 and len(path) < self.tree_depth:
+            legal = SURGE.legal_actions(state)
+            if legal[0] is SKIP:
+                apply(state, SKIP)  # the arbiter plays skips itself
+                continue
+            if node is root:
+                legal = [a for a in legal if id(a) in root_keys]
+            mover = state.mover
+            n = node.n
+            available = node.available
+            untried = []
+            for a in legal:
+                key = id(a)
+                available[key] = available.get(key, 0) + 1
+                if key not in n:
+                    untried.append(a)
+            if untried:
+                action = rng.choice(untried)
+                key = id(action)
+                node.actions[key] = action
+                n[key] = 0
+                node.w[key] = 0.0
+                node.children[key] = Node()
+                path.append((node, key, mover))
+                apply(state, action)
+                expanded = 1
+                break
+            key = self._select(node, legal)
+            path.append((node, key, mover))
+            apply(state, node.actions[key])
+            node = node.children[key]
+        value_blue = playout_value(state, rng, self.playout_rounds)
+        for parent, key, mover in path:
+            parent.n[key] += 1
+            parent.w[key] += value_blue if mover == 0 else -value_blue
+        return expanded
+
+    def _select(self, node: Node, legal: Sequence[SurgeAction]) -> int:
+        c = self.exploration
+        best = id(legal[0])
+        best_score = -math.inf
+        n, w, available = node.n, node.w, node.available
+        log = math.log
+        sqrt = math.sqrt
+        for a in legal:
+            key = id(a)
+            visits = n[key]
+            score = w[key] / visits + c * sqrt(log(available[key]) / visits)
+            if score > best_score:
+                best, best_score = key, score
+        return best
+
+
+def make_bot(seed: int | None = None) -> Bot:
+    return IsmctsSurgeBot(seed)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_search_cli(
+        lambda options, think: IsmctsSurgeBot(options.seed, think=think), argv, __doc__, ("surge",)
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
