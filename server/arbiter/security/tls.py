@@ -9,8 +9,10 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import grpc
+if TYPE_CHECKING:
+    import grpc
 
 
 class TlsError(ValueError):
@@ -31,6 +33,7 @@ class TlsFiles:
 
     def credentials(self) -> grpc.ServerCredentials:
         """gRPC server credentials; raises TlsError when a file is missing or not PEM."""
+        import grpc  # here: `arbiter --help` does not load grpc
         cert = _read_pem(self.cert, "--tls-cert", b"CERTIFICATE")
         key = _read_pem(self.key, "--tls-key", b"PRIVATE KEY")
         client_ca = (
