@@ -317,6 +317,11 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         from .web.app import WebServer, create_app
         from .web.live import LiveHub
 
+        # Before "listening on": a SIGTERM right after that line stops gracefully too.
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
@@ -343,10 +348,6 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
