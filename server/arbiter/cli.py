@@ -215,9 +215,10 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 @click.option(
     "--database",
     default=None,
+    envvar="ARBITER_DATABASE",
     metavar="URL",
     help="The store: sqlite:///FILE or postgresql://..., or 'none' to keep nothing (no ladders)"
-    " [default: sqlite:///arbiter.db here]",
+    " ($ARBITER_DATABASE) [default: sqlite:///arbiter.db here]",
 )
 @click.option(
     "--web",
