@@ -117,15 +117,19 @@ class ArbiterMetrics:
             registry=r,
         )
         r.register(_LiveCollector(arbiter))
+        self._per_game: dict[str, tuple[Any, Any]] = {}
 
     # --- the event bus ------------------------------------------------------------------------
     def listener(self, event: MatchEvent) -> None:
         """Subscribe to the bus with :data:`KINDS`."""
         if isinstance(event, ActionApplied):
             game = event.facts.game_name
-            self.moves.labels(game).inc()
+            children = self._per_game.get(game)
+            if children is None:  # labels() once per game: the hot path skips its lock and lookup
+                children = self._per_game[game] = (self.moves.labels(game), self.charged.labels(game))
+            children[0].inc()
             if event.charged is not None and event.auto is not AutoAction.FORCED:
-                self.charged.labels(game).observe(event.charged)
+                children[1].observe(event.charged)
             if event.auto is AutoAction.DEFAULT:
                 self.flags.labels(game, "default_action").inc()
         elif isinstance(event, MoveRefused):

@@ -165,3 +165,47 @@ def test_requests_beyond_play_are_limited_but_moves_answering_turns_never():
     assert results[0].result.reason not in ("timeout", "aborted")
     # Only the two bogus moves were refused during the match (one unknown, one over the limit).
     assert [reason_of(r.status) for r in rejected[3:]] == ["UNKNOWN_MATCH", "RATE_LIMITED"]
+
+
+def test_the_sdk_seeks_again_after_the_wait():
+    """Two seeks at once on a lobby limit of 1 per 0.3 s: the second is refused with RATE_LIMITED
+    and the SDK sends it again after retry_after_ms instead of giving up."""
+    from arbiter.security.ratelimit import Limit
+    from arbiter_bot import Bot, run_bot
+
+    class FirstLegal(Bot):
+        name = "first-legal"
+
+        def choose(self, observation, legal, context):
+            return legal[0]
+
+    async def scenario():
+        limits = RateLimits(bad_tokens=None, lobby=Limit(1, 0.3), requests=None)
+        bots = BotDirectory()
+        for name, token in TOKENS.items():
+            bots.add(name, token)
+        config = ArbiterConfig(
+            bots=bots, default_control=TimeControl(base=30.0, increment=1.0), rate_limits=limits
+        )
+        server = await create_server(config)
+        try:
+            runs = [
+                run_bot(
+                    FirstLegal(),
+                    server.address,
+                    TOKENS[name],
+                    ("torrent", {"size": 5}),
+                    games=2,
+                    max_concurrent=2,
+                    max_reconnects=0,
+                )
+                for name in ("alice", "bob")
+            ]
+            summaries = await asyncio.wait_for(asyncio.gather(*runs), 60)
+            return summaries, dict(server.arbiter.limiter.refusals)
+        finally:
+            await server.stop(grace=0.5)
+
+    (alice, bob), refusals = asyncio.run(scenario())
+    assert len(alice) == len(bob) == 2
+    assert refusals["lobby"] >= 2  # each bot's second seek at least
