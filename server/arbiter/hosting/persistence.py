@@ -195,7 +195,7 @@ class StoreWriter:
                 began = time.perf_counter()
                 write(*args)
                 if self.timed is not None:
-                    self.timed(getattr(write, "__name__", "?"), time.perf_counter() - began)
+                    self.timed(getattr(write, "__name__", "?").lstrip("_"), time.perf_counter() - began)
             except StoreError as exc:
                 if not exc.transient:
                     # Not the database being away: retrying cannot help; keep the writer going.
