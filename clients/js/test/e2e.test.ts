@@ -290,3 +290,21 @@ describe("against a real arbiter with mutual TLS", () => {
     assert.equal(without.botName, "");  // never welcomed
   });
 });
+
+describe("against a real arbiter with a tight rate limit", () => {
+  let arbiter: Arbiter;
+  before(async () => {
+    // One request per second beyond play: of two seeks sent at once, the second is RATE_LIMITED.
+    arbiter = await startArbiter(BOTS, ["--limit-requests", "1"]);
+  });
+  after(async () => arbiter?.stop());
+
+  test("a RATE_LIMITED seek is sent again after retry_after_ms", async () => {
+    const [alice, bob] = await play(
+      session(arbiter, new RandomBot(31), "r1", { games: 2, maxConcurrent: 2 }),
+      session(arbiter, new RandomBot(32), "r2", { games: 2, maxConcurrent: 2 }),
+    );
+    assert.equal(alice.length, 2);
+    assert.equal(bob.length, 2);
+  });
+});
