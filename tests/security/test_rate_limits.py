@@ -107,6 +107,10 @@ def test_seeks_per_bot_per_minute_are_refused_with_the_wait():
     assert rejected.status.code == 8  # google.rpc.Code.RESOURCE_EXHAUSTED
     assert reason_of(rejected.status) == "RATE_LIMITED"
     assert error_info(rejected.status).metadata[RETRY_AFTER_MS] == "30000"
+    # As docs/protocol.md quotes it:
+    quoted = "too many requests: try again in 30.000 s (docs/protocol.md, Rate limits)"
+    assert rejected.status.message == quoted
+    assert retry_delay(rejected.status) == 30.0
 
 
 def test_ladder_requests_get_a_ladder_rejected():
