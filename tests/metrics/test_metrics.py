@@ -190,3 +190,37 @@ def test_serve_metrics_with_a_store(tmp_path):
         after, "arbiter_store_transaction_seconds_count"
     )
     assert value(after, "arbiter_rpcs_started_total", method=PLAY) == 2
+
+
+def test_ladder_members_and_rate_limit_refusals_are_read_when_scraped():
+    from arbiter.ladder.model import LadderConfig
+    from arbiter.security.ratelimit import RateLimiter, RateLimits
+
+    async def scenario():
+        bots = BotDirectory()
+        for name, token in TOKENS.items():
+            bots.add(name, token)
+        config = ArbiterConfig(bots=bots)
+        # An in-memory ladder; alice alone joins it (nobody to pair), then asks again past the limit.
+        ladders = [LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=30.0, increment=1.0))]
+        arbiter = Arbiter(config, ladders=ladders)
+        arbiter.limiter = RateLimiter(RateLimits.of(bad_tokens=0, lobby=1, requests=0), lambda: 0.0)
+        server = await create_server(config, arbiter=arbiter)
+        registry = arbiter.metrics.registry
+        try:
+            alice = await connect(server, "alice")
+            await alice.call.write(pb.PlayRequest(join_ladder=pb.JoinLadder(ladder="t5", max_concurrent=1)))
+            await alice.expect("ladder_joined")
+            joined = registry.get_sample_value("arbiter_ladder_bots_joined", {"ladder": "t5"})
+            await alice.call.write(pb.PlayRequest(join_ladder=pb.JoinLadder(ladder="t5", max_concurrent=1)))
+            refused = await alice.expect("ladder_rejected")
+            limited = registry.get_sample_value("arbiter_rate_limited_total", {"limit": "lobby"})
+            await alice.close()
+            return joined, refused, limited
+        finally:
+            await server.stop(grace=0.5)
+
+    joined, refused, limited = asyncio.run(scenario())
+    assert joined == 1
+    assert refused.ladder == "t5"
+    assert limited == 1
