@@ -225,7 +225,9 @@ describe("against a real arbiter (forfeit policy)", () => {
 describe("against a real arbiter (reject policy)", () => {
   let arbiter: Arbiter;
   before(async () => {
-    arbiter = await startArbiter(BOTS, ["--base", "30", "--increment", "1", "--on-illegal", "reject"]);
+    // Also one request per second beyond play (moves answering turns are play): of two seeks
+    // sent at once, the second is RATE_LIMITED.
+    arbiter = await startArbiter(BOTS, ["--base", "30", "--increment", "1", "--on-illegal", "reject", "--limit-requests", "1"]);
   });
   after(async () => arbiter?.stop());
 
@@ -239,6 +241,15 @@ describe("against a real arbiter (reject policy)", () => {
     assert.equal(bad.rejections[0].mayRetry, true);
     assert.deepEqual(bad.retried, [1]);
     assert.ok(!a.actions.includes(`${bad.illegal}!`));
+  });
+
+  test("a RATE_LIMITED seek is sent again after retry_after_ms", async () => {
+    const [alice, bob] = await play(
+      session(arbiter, new RandomBot(31), "r1", { games: 2, maxConcurrent: 2 }),
+      session(arbiter, new RandomBot(32), "r2", { games: 2, maxConcurrent: 2 }),
+    );
+    assert.equal(alice.length, 2);
+    assert.equal(bob.length, 2);
   });
 });
 
@@ -288,23 +299,5 @@ describe("against a real arbiter with mutual TLS", () => {
     const without = session(arbiter, new RandomBot(), "f1", { credentials: tlsCredentials({ ca: certs.ca }), channelOptions, maxReconnects: 1 });
     await assert.rejects(without.run(), (err: unknown) => err instanceof ArbiterError && /gave up/.test(err.message));
     assert.equal(without.botName, "");  // never welcomed
-  });
-});
-
-describe("against a real arbiter with a tight rate limit", () => {
-  let arbiter: Arbiter;
-  before(async () => {
-    // One request per second beyond play: of two seeks sent at once, the second is RATE_LIMITED.
-    arbiter = await startArbiter(BOTS, ["--limit-requests", "1"]);
-  });
-  after(async () => arbiter?.stop());
-
-  test("a RATE_LIMITED seek is sent again after retry_after_ms", async () => {
-    const [alice, bob] = await play(
-      session(arbiter, new RandomBot(31), "r1", { games: 2, maxConcurrent: 2 }),
-      session(arbiter, new RandomBot(32), "r2", { games: 2, maxConcurrent: 2 }),
-    );
-    assert.equal(alice.length, 2);
-    assert.equal(bob.length, 2);
   });
 });
