@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from . import __version__
+from .cli_hosting import HostingOptions, hosting_options
 
 if TYPE_CHECKING:
     from .runner.local_match import RunnerConfig
@@ -214,9 +215,10 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 @click.option(
     "--database",
     default=None,
+    envvar="ARBITER_DATABASE",
     metavar="URL",
     help="The store: sqlite:///FILE or postgresql://..., or 'none' to keep nothing (no ladders)"
-    " [default: sqlite:///arbiter.db here]",
+    " ($ARBITER_DATABASE) [default: sqlite:///arbiter.db here]",
 )
 @click.option(
     "--web",
@@ -233,7 +235,9 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
 @_policy_options
+@hosting_options
 def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
+    hosting: HostingOptions,
     database: str | None,
     web_address: str | None,
     host: str,
@@ -259,6 +263,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
 
     from .logging_setup import configure_logging
     from .node import ArbiterConfig
+    from .security.tls import plaintext_warning
     from .sessions.auth import BotDirectory, TokenError
     from .transport.server import BindError, check_port, create_server
 
@@ -297,6 +302,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         default_control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
+        rate_limits=hosting.rate_limits,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter
@@ -312,13 +318,24 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         from .web.app import WebServer, create_app
         from .web.live import LiveHub
 
+        # Before "listening on": a SIGTERM right after that line stops gracefully too.
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
-            server = await create_server(config, host, port, arbiter=arbiter)
+            server = await create_server(config, host, port, arbiter=arbiter, tls=hosting.tls)
         # The first line on standard output, so that a script (or a test) that asked for
         # --port 0 learns the port; the JSON log on standard error says it too ("serving").
         click.echo(f"listening on {server.address}")
+        warning = plaintext_warning(host, hosting.tls)
+        if warning is not None:
+            click.echo(warning, err=True)
+        metrics = arbiter.metrics.serve(*hosting.metrics) if hosting.metrics is not None else None
+        if metrics is not None:
+            click.echo(f"metrics on http://{metrics.address}/metrics")
         web = None
         if web_at is not None and store is not None:
             web = WebServer(create_app(store, hub, arbiter.sessions.connected), *web_at)
@@ -332,15 +349,13 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
         if web is not None:
             await web.stop()
+        if metrics is not None:
+            metrics.stop()
         log.info("stopped")
 
     try:

@@ -37,8 +37,9 @@ def database_option(function: F) -> F:
     return click.option(
         "--database",
         default=None,
+        envvar="ARBITER_DATABASE",
         metavar="URL",
-        help="sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db]",
+        help="sqlite:///FILE or postgresql://... ($ARBITER_DATABASE) [default: sqlite:///arbiter.db]",
     )(function)
 
 

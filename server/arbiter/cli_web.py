@@ -55,8 +55,10 @@ def live_delay_option(func: Callable[..., None]) -> Callable[..., None]:
 @click.option(
     "--database",
     default=None,
+    envvar="ARBITER_DATABASE",
     metavar="URL",
-    help="The store to show: sqlite:///FILE or postgresql://... [default: sqlite:///arbiter.db here]",
+    help="The store to show: sqlite:///FILE or postgresql://... ($ARBITER_DATABASE)"
+    " [default: sqlite:///arbiter.db here]",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=int, default=8080, show_default=True, help="Port (0 picks a free one).")

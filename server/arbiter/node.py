@@ -35,6 +35,9 @@ from .match.events import (
     TurnIssued,
 )
 from .match.match import Match, MatchSetup, PlayedAction
+from .metrics import KINDS as METRIC_KINDS
+from .metrics import ArbiterMetrics
+from .security.ratelimit import RateLimiter, RateLimits
 from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
@@ -60,6 +63,8 @@ class ArbiterConfig:
     bot_store: BotStore | None = None
     #: After a restart, seconds a match rebuilt from the store waits for both of its bots.
     resume_grace: float = RESUME_GRACE
+    #: Rate limits of the bot service (server/arbiter/security/ratelimit.py; docs/protocol.md).
+    rate_limits: RateLimits = field(default_factory=RateLimits)
 
 
 class SeekRefused(Exception):
@@ -121,8 +126,15 @@ class Arbiter:
             self.bus.subscribe(self.records, [MatchEnded])
         for listener in listeners:
             self.bus.subscribe(listener)
+        #: Prometheus metrics in a registry of this arbiter's own (served by ``--metrics``).
+        self.metrics = ArbiterMetrics(self)
+        self.bus.subscribe(self.metrics.listener, METRIC_KINDS)
+        if self.writer is not None:
+            self.writer.timed = self.metrics.store_write
         self.matchmaker: Matchmaker = matchmaker or FifoMatchmaker()
         self.stopping = False
+        #: The servicer asks it before acting on a request (tests may replace it, clock and all).
+        self.limiter = RateLimiter(config.rate_limits)
 
     # --- sessions -----------------------------------------------------------------------------
     def identify(self, token: str | None) -> BotIdentity | None:

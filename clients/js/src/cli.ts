@@ -1,9 +1,8 @@
 // The command line every bot shares, with defaults from the environment (the same options and
 // ARBITER_* variables as the Python SDK's arbiter_bot/cli.py). A command-line option wins over
 // its environment variable. Logs go to standard error; one line per finished match to standard output.
-import { credentials } from "@grpc/grpc-js";
 import { Bot, MatchSummary } from "./bot";
-import { run } from "./client";
+import { run, tlsCredentials } from "./client";
 import { ArbiterError, AuthenticationError, LogLevel, ReplacedError, stderrLogger } from "./errors";
 import { SeedMismatch } from "./seedcheck";
 import { GAMES, GameName, SIZES, TimeControl } from "./wire";
@@ -20,6 +19,10 @@ export const ENV = {
   base: "ARBITER_BASE",
   increment: "ARBITER_INCREMENT",
   perDecision: "ARBITER_PER_DECISION",
+  tls: "ARBITER_TLS",
+  ca: "ARBITER_CA",
+  clientCert: "ARBITER_CLIENT_CERT",
+  clientKey: "ARBITER_CLIENT_KEY",
 } as const;
 
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 3, replaced: 4, seed: 5, interrupted: 130 } as const;
@@ -36,6 +39,11 @@ export interface BotOptions {
   seed?: number;
   logLevel: LogLevel;
   tls: boolean;
+  /** With TLS: the CA of the arbiter's certificate (undefined: the system's roots). */
+  ca?: string;
+  /** Mutual TLS: this bot's certificate and key. */
+  clientCert?: string;
+  clientKey?: string;
   strictSeed: boolean;
   ladder?: string;
   version?: string;
@@ -43,7 +51,7 @@ export interface BotOptions {
 
 export class UsageError extends Error {}
 
-const VALUE_OPTIONS = ["server", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level"];
+const VALUE_OPTIONS = ["server", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level", "ca", "client-cert", "client-key"];
 const FLAGS = ["tls", "strict-seed", "help"];
 
 export function usage(program: string, description?: string, games: readonly GameName[] = GAMES): string {
@@ -61,7 +69,10 @@ export function usage(program: string, description?: string, games: readonly Gam
   --ladder NAME           join this ladder instead of seeking ($${ENV.ladder})
   --version TEXT          the version this bot plays as ($${ENV.version})
   --seed N                seed of the bot's random choices (default: random)
-  --tls                   connect with TLS (system root certificates)
+  --tls                   connect with TLS ($${ENV.tls}=1; system root certificates)
+  --ca FILE               with TLS: trust this CA's PEM certificate instead ($${ENV.ca}; implies --tls)
+  --client-cert FILE      mutual TLS: this bot's PEM certificate ($${ENV.clientCert})
+  --client-key FILE       mutual TLS: this bot's PEM private key ($${ENV.clientKey})
   --strict-seed           stop with exit code 5 when a Surge seed check fails
   --log-level LEVEL       debug, info, warning or error (default info)
 
@@ -140,6 +151,12 @@ export function parseOptions(
   if (maxConcurrent < 1) throw new UsageError("--max-concurrent must be at least 1");
   const logLevel = (text("log-level") ?? "info") as LogLevel;
   if (!["debug", "info", "warning", "error"].includes(logLevel)) throw new UsageError(`bad --log-level ${JSON.stringify(logLevel)}`);
+  const ca = text("ca", ENV.ca);
+  const clientCert = text("client-cert", ENV.clientCert);
+  const clientKey = text("client-key", ENV.clientKey);
+  if ((clientCert === undefined) !== (clientKey === undefined)) throw new UsageError("give --client-cert and --client-key together");
+  const tlsEnv = (env[ENV.tls] ?? "").trim().toLowerCase();
+  const tls = args.tls === true || ca !== undefined || clientCert !== undefined || ["1", "true", "yes"].includes(tlsEnv);
   return {
     server,
     token,
@@ -150,7 +167,10 @@ export function parseOptions(
     maxConcurrent,
     seed: number("seed", undefined, true),
     logLevel,
-    tls: args.tls === true,
+    tls,
+    ca,
+    clientCert,
+    clientKey,
     strictSeed: args["strict-seed"] === true,
     ladder: text("ladder", ENV.ladder),
     version: text("version", ENV.version),
@@ -210,7 +230,7 @@ export async function runCli(makeBot: (options: BotOptions) => Bot, config: CliC
       games: options.games,
       timeControl: options.timeControl,
       maxConcurrent: options.maxConcurrent,
-      credentials: options.tls ? credentials.createSsl() : undefined,
+      credentials: options.tls ? tlsCredentials({ ca: options.ca, clientCert: options.clientCert, clientKey: options.clientKey }) : undefined,
       strictSeed: options.strictSeed,
       ladder: options.ladder,
       version: options.version,

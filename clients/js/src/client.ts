@@ -1,5 +1,6 @@
 // The connection to the arbiter: one Play stream, seeks or a ladder, turns, rejections, results,
 // reconnects with capped exponential backoff and jitter, resumed matches, the Surge seed check.
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { ChannelCredentials, ClientDuplexStream, credentials as grpcCredentials, Metadata, ServiceError, status } from "@grpc/grpc-js";
 import {
@@ -31,6 +32,7 @@ import {
   endReasonFromPb,
   legalFromPb,
   reasonOf,
+  retryDelay,
   seatFromPb,
   secondsFromPb,
   specFromPb,
@@ -104,7 +106,7 @@ export interface SessionOptions {
   ladder?: string;
   /** The version this bot plays as (metadata arbiter-bot-version; ladders rate per version). */
   version?: string;
-  /** TLS: grpc.credentials.createSsl(); default plain text. */
+  /** TLS: tlsCredentials() (or grpc.credentials.createSsl()); default plain text. */
   credentials?: ChannelCredentials;
   /** Extra channel options (merged over the keepalive settings). */
   channelOptions?: Record<string, string | number>;
@@ -201,6 +203,23 @@ export function summaryFromPb(info: MatchInfo, message: MatchEnded): MatchSummar
     seedVerified: undefined,
     seedProblems: [],
   };
+}
+
+/** PEM files for TLS: the CA that signed the arbiter's certificate (default: the system's roots),
+ * and this bot's certificate and key for an arbiter with mutual TLS. */
+export interface TlsFiles {
+  ca?: string;
+  clientCert?: string;
+  clientKey?: string;
+}
+
+/** TLS credentials from PEM files (all optional; a client certificate needs its key). */
+export function tlsCredentials(files: TlsFiles = {}): ChannelCredentials {
+  if ((files.clientCert === undefined) !== (files.clientKey === undefined)) {
+    throw new Error("give a client certificate and its key together");
+  }
+  const read = (file: string | undefined) => (file === undefined ? null : readFileSync(file));
+  return grpcCredentials.createSsl(read(files.ca), read(files.clientKey), read(files.clientCert));
 }
 
 const sleep = (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000));
@@ -366,6 +385,14 @@ export class Session {
 
   private active(): number {
     return new Set([...this.matches.keys(), ...this.expected]).size;
+  }
+
+  /** Call fn after `seconds`, unless the connection of now has ended by then. */
+  private later(seconds: number, fn: () => void): void {
+    const call = this.call;
+    setTimeout(() => {
+      if (call !== undefined && this.call === call) fn();
+    }, seconds * 1000);
   }
 
   private topUpSeeks(): void {
@@ -664,6 +691,11 @@ export class Session {
     const reason = reasonOf(message.status);
     this.log.log("error", "seek rejected", { reason, message: message.status?.message });
     if (reason === "SHUTTING_DOWN" || reason === "RESOURCE_EXHAUSTED") return;
+    if (reason === "RATE_LIMITED") {
+      // Too many seeks for now: seek again once the arbiter's wait is over.
+      this.later(retryDelay(message.status) ?? 1, () => this.topUpSeeks());
+      return;
+    }
     this.fatal = new BadRequestError(`the arbiter refused the seek: ${message.status?.message} (${reason})`, status.INVALID_ARGUMENT, reason);
     this.stopNow();
   }
@@ -672,6 +704,12 @@ export class Session {
     const reason = reasonOf(message.status);
     this.log.log("error", "ladder request refused", { ladder: message.ladder, reason, message: message.status?.message });
     if (reason === "SHUTTING_DOWN" || reason === "CHALLENGE_REFUSED" || reason === "RESOURCE_EXHAUSTED") return;
+    if (reason === "RATE_LIMITED") {
+      // Too many requests for now: join again once the arbiter's wait is over.
+      this.joined = false;
+      this.later(retryDelay(message.status) ?? 1, () => this.topUpSeeks());
+      return;
+    }
     this.fatal = new BadRequestError(
       `the arbiter refused ladder ${JSON.stringify(message.ladder)}: ${message.status?.message} (${reason})`,
       reason === "LADDER_NOT_FOUND" ? status.NOT_FOUND : status.INVALID_ARGUMENT,

@@ -187,6 +187,22 @@ export function reasonOf(status: Status | undefined): string | undefined {
   return undefined;
 }
 
+/** Seconds to wait before sending a RATE_LIMITED request again: ErrorInfo metadata
+ * "retry_after_ms" (docs/protocol.md, Rate limits); undefined when the status has none. */
+export function retryDelay(status: Status | undefined): number | undefined {
+  for (const detail of status?.details ?? []) {
+    if (detail.typeUrl === ERROR_INFO_URL) {
+      try {
+        const ms = Number(ErrorInfo.decode(detail.value).metadata["retry_after_ms"]);
+        return Number.isFinite(ms) && ms > 0 ? ms / 1000 : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The rich status in a call's trailers (grpc-status-details-bin), if any. */
 export function statusFromMetadata(metadata: Metadata | undefined): Status | undefined {
   const value = metadata?.get("grpc-status-details-bin")?.[0];

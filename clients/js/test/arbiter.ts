@@ -30,7 +30,8 @@ export async function startArbiter(bots: Record<string, string>, extra: string[]
     stderr += chunk.toString();
   });
   const lines = createInterface({ input: child.stdout! });
-  const address = await new Promise<string>((resolve, reject) => {
+  const started = new Promise<string>((resolve, reject) => {
+    // Generous: on a loaded machine starting Python and importing grpc alone can take many seconds.
     const timer = setTimeout(() => reject(new Error(`the arbiter did not start in 120 s:\n${stderr}`)), 120_000);
     child.once("exit", (code) => reject(new Error(`the arbiter exited (${code}) before listening:\n${stderr}`)));
     child.once("error", reject);
@@ -41,6 +42,14 @@ export async function startArbiter(bots: Record<string, string>, extra: string[]
       else reject(new Error(`unexpected first line from the arbiter: ${line}`));
     });
   });
+  let address: string;
+  try {
+    address = await started;
+  } catch (err) {
+    child.kill("SIGKILL"); // an arbiter that never said where it listens must not keep the tests alive
+    fs.rmSync(records, { recursive: true, force: true });
+    throw err;
+  }
   child.removeAllListeners("exit");
   lines.on("line", () => undefined); // keep draining
   return {

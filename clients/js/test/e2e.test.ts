@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import {
+  ArbiterError,
   AuthenticationError,
   BadRequestError,
   Bot,
@@ -13,13 +14,18 @@ import {
   Session,
   SessionOptions,
   TurnContext,
+  tlsCredentials,
   Backoff,
   isFlank,
   stderrLogger,
 } from "../src";
 import { GreedyFlankBot } from "../src/examples/greedy_flank";
 import { RandomBot } from "../src/examples/random_bot";
-import { Arbiter, startArbiter } from "./arbiter";
+import { Arbiter, arbiterBin, startArbiter } from "./arbiter";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 
 const BOTS: Record<string, string> = {};
 for (const name of ["t1", "t2", "f1", "f2", "s1", "s2", "r1", "r2", "i1", "i2", "v1"]) BOTS[name] = `token-${name}`;
@@ -219,7 +225,9 @@ describe("against a real arbiter (forfeit policy)", () => {
 describe("against a real arbiter (reject policy)", () => {
   let arbiter: Arbiter;
   before(async () => {
-    arbiter = await startArbiter(BOTS, ["--base", "30", "--increment", "1", "--on-illegal", "reject"]);
+    // Also one request per second beyond play (moves answering turns are play): of two seeks
+    // sent at once, the second is RATE_LIMITED.
+    arbiter = await startArbiter(BOTS, ["--base", "30", "--increment", "1", "--on-illegal", "reject", "--limit-requests", "1"]);
   });
   after(async () => arbiter?.stop());
 
@@ -233,5 +241,63 @@ describe("against a real arbiter (reject policy)", () => {
     assert.equal(bad.rejections[0].mayRetry, true);
     assert.deepEqual(bad.retried, [1]);
     assert.ok(!a.actions.includes(`${bad.illegal}!`));
+  });
+
+  test("a RATE_LIMITED seek is sent again after retry_after_ms", async () => {
+    const [alice, bob] = await play(
+      session(arbiter, new RandomBot(31), "r1", { games: 2, maxConcurrent: 2 }),
+      session(arbiter, new RandomBot(32), "r2", { games: 2, maxConcurrent: 2 }),
+    );
+    assert.equal(alice.length, 2);
+    assert.equal(bob.length, 2);
+  });
+});
+
+/** A throwaway CA with a server certificate for 127.0.0.1 and a client certificate, made by the
+ * Python tests' tool (trustme, in the repository's .venv beside the arbiter). */
+function makeCertificates(): { dir: string; ca: string; cert: string; key: string; clientCert: string; clientKey: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "arbiter-js-tls-"));
+  const script = [
+    "import sys, trustme",
+    "d = sys.argv[1]",
+    "ca = trustme.CA()",
+    "ca.cert_pem.write_to_path(d + '/ca.pem')",
+    "for name, hosts in (('server', ('127.0.0.1', 'localhost')), ('client', ('bot.example',))):",
+    "    cert = ca.issue_cert(*hosts)",
+    "    cert.private_key_pem.write_to_path(d + '/' + name + '.key')",
+    "    open(d + '/' + name + '.pem', 'wb').write(b''.join(b.bytes() for b in cert.cert_chain_pems))",
+  ].join("\n");
+  const python = path.join(path.dirname(arbiterBin()), "python");
+  const made = spawnSync(python, ["-c", script, dir], { encoding: "utf8" });
+  assert.equal(made.status, 0, made.stderr);
+  const at = (f: string) => path.join(dir, f);
+  return { dir, ca: at("ca.pem"), cert: at("server.pem"), key: at("server.key"), clientCert: at("client.pem"), clientKey: at("client.key") };
+}
+
+describe("against a real arbiter with mutual TLS", () => {
+  let arbiter: Arbiter;
+  let certs: ReturnType<typeof makeCertificates>;
+  before(async () => {
+    certs = makeCertificates();
+    arbiter = await startArbiter(BOTS, ["--tls-cert", certs.cert, "--tls-key", certs.key, "--tls-client-ca", certs.ca]);
+  });
+  after(async () => {
+    await arbiter?.stop();
+    fs.rmSync(certs.dir, { recursive: true, force: true });
+  });
+
+  test("bots with a client certificate play a match; without one the handshake fails", async () => {
+    const credentials = tlsCredentials({ ca: certs.ca, clientCert: certs.clientCert, clientKey: certs.clientKey });
+    // Node's TLS takes no IP address as the server name: check the certificate's "localhost".
+    const channelOptions = { "grpc.ssl_target_name_override": "localhost" };
+    const [[a], [b]] = await play(
+      session(arbiter, new RandomBot(21), "t1", { credentials, channelOptions }),
+      session(arbiter, new RandomBot(22), "t2", { credentials, channelOptions }),
+    );
+    assert.equal(a.matchId, b.matchId);
+    assert.ok(a.actions.length > 2);
+    const without = session(arbiter, new RandomBot(), "f1", { credentials: tlsCredentials({ ca: certs.ca }), channelOptions, maxReconnects: 1 });
+    await assert.rejects(without.run(), (err: unknown) => err instanceof ArbiterError && /gave up/.test(err.message));
+    assert.equal(without.botName, "");  // never welcomed
   });
 });

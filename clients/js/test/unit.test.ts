@@ -143,6 +143,20 @@ describe("the command line", () => {
     assert.equal(parseOptions([], { ARBITER_TOKEN: "x", ARBITER_LADDER: "l", ARBITER_BOT_VERSION: "v1" }).version, "v1");
   });
 
+  test("TLS options: --tls, --ca (implying TLS), client certificates, their variables", () => {
+    assert.equal(parseOptions(["--token", "x"], {}).tls, false);
+    assert.equal(parseOptions(["--token", "x", "--tls"], {}).tls, true);
+    const ca = parseOptions(["--token", "x", "--ca", "ca.pem"], {});
+    assert.equal(ca.tls, true);
+    assert.equal(ca.ca, "ca.pem");
+    const env = parseOptions([], { ARBITER_TOKEN: "x", ARBITER_TLS: "yes", ARBITER_CLIENT_CERT: "c.pem", ARBITER_CLIENT_KEY: "c.key" });
+    assert.equal(env.tls, true);
+    assert.equal(env.ca, undefined);
+    assert.deepEqual([env.clientCert, env.clientKey], ["c.pem", "c.key"]);
+    assert.equal(parseOptions([], { ARBITER_TOKEN: "x", ARBITER_TLS: "0" }).tls, false);
+    assert.throws(() => parseOptions(["--token", "x", "--client-cert", "c.pem"], {}), UsageError);
+  });
+
   test("bad input is a usage error", () => {
     assert.throws(() => parseOptions([], {}), UsageError); // no token
     assert.throws(() => parseOptions(["--token", "x", "--size", "6", "--game", "fravan"], {}), UsageError);

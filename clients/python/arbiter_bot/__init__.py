@@ -21,7 +21,7 @@ from .bot import (
     TimeControl,
     TurnContext,
 )
-from .client import Backoff, Session, run, run_bot
+from .client import Backoff, Session, run, run_bot, tls_credentials
 from .errors import ArbiterError, AuthenticationError, BadRequestError, ReplacedError
 
 __all__ = [
@@ -47,4 +47,5 @@ __all__ = [
     "check_surge_seed",
     "run",
     "run_bot",
+    "tls_credentials",
 ]

@@ -13,6 +13,9 @@
 - ``--ladder NAME``: ``$ARBITER_LADDER``; join that ladder instead of seeking (the arbiter then
   picks the game, the opponents and the clocks)
 - ``--version TEXT``: ``$ARBITER_BOT_VERSION``; the version this bot plays as (ladders rate per version)
+- ``--tls``: ``$ARBITER_TLS`` (``1``, ``true`` or ``yes``); connect with TLS, trusting the system's root
+  certificates, or ``--ca FILE`` (``$ARBITER_CA``; implies ``--tls``); for mutual TLS also
+  ``--client-cert FILE`` and ``--client-key FILE`` (``$ARBITER_CLIENT_CERT``, ``$ARBITER_CLIENT_KEY``)
 
 A command-line option wins over its environment variable. The local runner starts command bots
 with these variables set. Logs go to standard error; one line per finished match to standard output.
@@ -28,12 +31,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 from arbiter_games import GAMES, get_game
 from arbiter_games.surge_seed import SeedMismatch
 
 from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
-from .client import configure_logging, run_bot
+from .client import configure_logging, run_bot, tls_credentials
 from .errors import ArbiterError, AuthenticationError, ReplacedError
 
 DEFAULT_SERVER = "localhost:50051"
@@ -48,6 +50,10 @@ ENV_VERSION = "ARBITER_BOT_VERSION"
 ENV_BASE = "ARBITER_BASE"
 ENV_INCREMENT = "ARBITER_INCREMENT"
 ENV_PER_DECISION = "ARBITER_PER_DECISION"
+ENV_TLS = "ARBITER_TLS"
+ENV_CA = "ARBITER_CA"
+ENV_CLIENT_CERT = "ARBITER_CLIENT_CERT"
+ENV_CLIENT_KEY = "ARBITER_CLIENT_KEY"
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -72,6 +78,11 @@ class BotOptions:
     seed: int | None = None
     log_level: str = "info"
     tls: bool = False
+    #: With TLS: the CA of the arbiter's certificate (None: the system's roots); this bot's
+    #: certificate and key for mutual TLS.
+    ca: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
     strict_seed: bool = False
     ladder: str | None = None
     version: str | None = None
@@ -118,7 +129,10 @@ def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -
         help=f"the version this bot plays as (${ENV_VERSION})",
     )
     add("--seed", type=int, help="seed of the bot's random choices (default: random)")
-    add("--tls", action="store_true", help="connect with TLS (system root certificates)")
+    add("--tls", action="store_true", help=f"connect with TLS (${ENV_TLS}=1; system root certificates)")
+    add("--ca", metavar="FILE", help=f"with TLS: trust this CA's PEM certificate instead (${ENV_CA})")
+    add("--client-cert", metavar="FILE", help=f"mutual TLS: this bot's PEM certificate (${ENV_CLIENT_CERT})")
+    add("--client-key", metavar="FILE", help=f"mutual TLS: this bot's PEM private key (${ENV_CLIENT_KEY})")
     add("--strict-seed", action="store_true", help="stop with exit code 5 when a Surge seed check fails")
     add("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     return parser
@@ -187,6 +201,12 @@ def parse_options(
             parser.error(str(err))
     if args.max_concurrent < 1:
         parser.error("--max-concurrent must be at least 1")
+    ca = args.ca or env.get(ENV_CA) or None
+    client_cert = args.client_cert or env.get(ENV_CLIENT_CERT) or None
+    client_key = args.client_key or env.get(ENV_CLIENT_KEY) or None
+    if (client_cert is None) != (client_key is None):
+        parser.error("give --client-cert and --client-key together")
+    tls = bool(args.tls or ca or client_cert or env.get(ENV_TLS, "").strip().lower() in ("1", "true", "yes"))
     return BotOptions(
         server=server,
         token=token,
@@ -197,7 +217,10 @@ def parse_options(
         max_concurrent=args.max_concurrent,
         seed=args.seed,
         log_level=args.log_level,
-        tls=args.tls,
+        tls=tls,
+        ca=ca,
+        client_cert=client_cert,
+        client_key=client_key,
         strict_seed=args.strict_seed,
         ladder=args.ladder or env.get(ENV_LADDER) or None,
         version=args.bot_version or env.get(ENV_VERSION) or None,
@@ -250,6 +273,13 @@ def run_cli(
     configure_logging(options.log_level)
     bot = _PrintingBot(make_bot(options))
     try:
+        credentials = (
+            tls_credentials(options.ca, options.client_cert, options.client_key) if options.tls else None
+        )
+    except OSError as err:
+        print(f"error: cannot read a TLS file: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
         asyncio.run(
             run_bot(
                 bot,
@@ -259,7 +289,7 @@ def run_cli(
                 games=options.games,
                 time_control=options.time_control,
                 max_concurrent=options.max_concurrent,
-                credentials=grpc.ssl_channel_credentials() if options.tls else None,
+                credentials=credentials,
                 strict_seed=options.strict_seed,
                 ladder=options.ladder,
                 version=options.version,

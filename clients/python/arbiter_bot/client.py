@@ -38,7 +38,7 @@ from arbiter_wire.limits import (
     SEEK_LIMIT,
     TIMEOUT_POLICY_FROM_PB,
 )
-from arbiter_wire.reasons import CHALLENGE_REFUSED, LADDER_NOT_FOUND
+from arbiter_wire.reasons import CHALLENGE_REFUSED, LADDER_NOT_FOUND, RATE_LIMITED, retry_delay
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from arbiter_wire.v1 import common_pb2 as cpb
@@ -148,6 +148,27 @@ class Backoff:
         if self.jitter:
             base *= 1 + (rng or random.Random()).uniform(-self.jitter, self.jitter)
         return min(self.maximum, base)
+
+
+def tls_credentials(
+    ca: str | None = None, client_cert: str | None = None, client_key: str | None = None
+) -> grpc.ChannelCredentials:
+    """TLS credentials from PEM files: ``ca`` the certificate authority that signed the arbiter's
+    certificate (default: the system's root certificates); ``client_cert`` and ``client_key`` this
+    bot's certificate and key, for an arbiter that asks for them (mutual TLS).
+
+    Raises OSError when a file cannot be read, ValueError when only one of cert and key is given.
+    """
+    if (client_cert is None) != (client_key is None):
+        raise ValueError("give a client certificate and its key together")
+
+    def read(path: str | None) -> bytes | None:
+        if path is None:
+            return None
+        with open(path, "rb") as file:
+            return file.read()
+
+    return grpc.ssl_channel_credentials(read(ca), read(client_key), read(client_cert))
 
 
 def spec_of(spec: Spec) -> tuple[str, dict[str, Any]]:
@@ -477,6 +498,16 @@ class Session:
             self._open_seeks += 1
             log.info("seeking a match", game=self.game, options=self.options, open_seeks=self._open_seeks)
 
+    def _later(self, delay: float, callback: Any) -> None:
+        """Call ``callback`` after ``delay`` seconds, unless this connection has ended by then."""
+        outbox = self._outbox
+
+        def call() -> None:
+            if self._outbox is outbox and outbox is not None:
+                callback()
+
+        asyncio.get_running_loop().call_later(delay, call)
+
     def _ladder_membership(self) -> None:
         """On a ladder: join once per connection; leave once the last wanted match is scheduled."""
         assert self.ladder is not None
@@ -498,6 +529,11 @@ class Session:
             "ladder request refused", ladder=message.ladder, reason=reason, message=message.status.message
         )
         if reason in (SHUTTING_DOWN, CHALLENGE_REFUSED, RESOURCE_EXHAUSTED):
+            return
+        if reason == RATE_LIMITED:
+            # Too many requests for now: join again once the arbiter's wait is over.
+            self._joined = False
+            self._later(retry_delay(message.status) or 1.0, self._top_up_seeks)
             return
         self._fatal = BadRequestError(
             f"the arbiter refused ladder {message.ladder!r}: {message.status.message} ({reason})",
@@ -767,6 +803,10 @@ class Session:
             return  # the arbiter is stopping: the stream ends next (UNAVAILABLE) and we reconnect
         if reason == RESOURCE_EXHAUSTED:
             return  # too many open seeks: seeking goes on when a match ends
+        if reason == RATE_LIMITED:
+            # Too many seeks for now: seek again once the arbiter's wait is over.
+            self._later(retry_delay(message.status) or 1.0, self._top_up_seeks)
+            return
         # The same seek would be refused again (unknown game, bad options or time control): stop.
         self._fatal = BadRequestError(
             f"the arbiter refused the seek: {message.status.message} ({reason})",
@@ -865,5 +905,6 @@ __all__ = [
     "run_bot",
     "spec_of",
     "summary_from_pb",
+    "tls_credentials",
     "verify_seed",
 ]

@@ -24,6 +24,10 @@ RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
 LADDER_NOT_FOUND = "LADDER_NOT_FOUND"
 BOT_DISABLED = "BOT_DISABLED"
 CHALLENGE_REFUSED = "CHALLENGE_REFUSED"
+RATE_LIMITED = "RATE_LIMITED"
+
+#: ErrorInfo.metadata key of a RATE_LIMITED refusal: whole milliseconds to wait before trying again.
+RETRY_AFTER_MS = "retry_after_ms"
 
 
 def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:
@@ -33,6 +37,22 @@ def error_info(status: status_pb2.Status) -> error_details_pb2.ErrorInfo | None:
             info = error_details_pb2.ErrorInfo()
             detail.Unpack(info)
             return info
+    return None
+
+
+def retry_delay(status: status_pb2.Status) -> float | None:
+    """Seconds to wait before trying again: the RetryInfo detail, else ErrorInfo's ``retry_after_ms``."""
+    for detail in status.details:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            return float(retry.retry_delay.ToTimedelta().total_seconds())
+    info = error_info(status)
+    if info is not None and RETRY_AFTER_MS in info.metadata:
+        try:
+            return int(info.metadata[RETRY_AFTER_MS]) / 1000
+        except ValueError:
+            return None
     return None
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from google.protobuf import any_pb2
+import math
+
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from .reasons import (
@@ -16,8 +18,10 @@ from .reasons import (
     LADDER_NOT_FOUND,
     MALFORMED_ACTION,
     NOT_YOUR_TURN,
+    RATE_LIMITED,
     REPLACED,
     RESOURCE_EXHAUSTED,
+    RETRY_AFTER_MS,
     SHUTTING_DOWN,
     STALE_TURN,
     UNKNOWN_MATCH,
@@ -39,6 +43,7 @@ CODES: dict[str, int] = {
     LADDER_NOT_FOUND: code_pb2.NOT_FOUND,
     BOT_DISABLED: code_pb2.PERMISSION_DENIED,
     CHALLENGE_REFUSED: code_pb2.FAILED_PRECONDITION,
+    RATE_LIMITED: code_pb2.RESOURCE_EXHAUSTED,
 }
 
 
@@ -48,3 +53,17 @@ def status_for(reason: str, message: str, **metadata: str) -> status_pb2.Status:
     detail = any_pb2.Any()
     detail.Pack(info)
     return status_pb2.Status(code=CODES[reason], message=message, details=[detail])
+
+
+def rate_limited(message: str, wait: float) -> status_pb2.Status:
+    """RESOURCE_EXHAUSTED with reason RATE_LIMITED: ErrorInfo metadata ``retry_after_ms`` (the wait
+    in whole milliseconds, rounded up, at least 1) and the same wait as a google.rpc.RetryInfo."""
+    millis = max(1, math.ceil(wait * 1000))
+    status = status_for(RATE_LIMITED, message, **{RETRY_AFTER_MS: str(millis)})
+    retry = error_details_pb2.RetryInfo(
+        retry_delay=duration_pb2.Duration(seconds=millis // 1000, nanos=millis % 1000 * 1_000_000)
+    )
+    detail = any_pb2.Any()
+    detail.Pack(retry)
+    status.details.append(detail)
+    return status

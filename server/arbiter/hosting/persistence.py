@@ -67,6 +67,8 @@ class StoreWriter:
         self.flusher: asyncio.TimerHandle | None = None
         self.unavailable = threading.Event()
         self.pending: set[Future[None]] = set()
+        #: Told (write's name, seconds) after each committed write, on the worker thread (metrics).
+        self.timed: Callable[[str, float], None] | None = None
 
     # --- the listener -------------------------------------------------------------------------
     def __call__(self, event: MatchEvent) -> None:
@@ -190,7 +192,10 @@ class StoreWriter:
         attempt = 0
         while True:
             try:
+                began = time.perf_counter()
                 write(*args)
+                if self.timed is not None:
+                    self.timed(getattr(write, "__name__", "?").lstrip("_"), time.perf_counter() - began)
             except StoreError as exc:
                 if not exc.transient:
                     # Not the database being away: retrying cannot help; keep the writer going.

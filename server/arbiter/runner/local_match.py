@@ -28,6 +28,7 @@ from ..lobby import Pairing
 from ..match.events import MatchEnded, MatchEvent
 from ..match.match import Match, MatchSetup
 from ..node import Arbiter, ArbiterConfig
+from ..security.ratelimit import RateLimits
 from ..sessions.auth import MAX_NAME_LENGTH, BotDirectory
 from ..transport.server import create_server
 from .stats import Tally
@@ -239,6 +240,8 @@ class LocalRunner:
             policy=cfg.policy,
             records_dir=cfg.records_dir,
             max_matches=cfg.games,
+            # Two of our own bots on loopback: a fast match starts many seeks a minute, on purpose.
+            rate_limits=RateLimits.off(),
         )
         arbiter = _RunnerArbiter(arbiter_config, [self._on_event], cfg.paired_seeds)
         self.arbiter = arbiter

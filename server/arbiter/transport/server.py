@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -14,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 
 from ..hosting.looplag import VERDICT_GRACE, LoopLagMonitor, freeze_startup_objects
 from ..node import Arbiter, ArbiterConfig
+from ..security.tls import TlsFiles
 from .servicer import BotServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
@@ -55,16 +57,27 @@ def check_port(port: int) -> None:
 
 
 async def create_server(
-    config: ArbiterConfig, host: str = "127.0.0.1", port: int = 0, arbiter: Arbiter | None = None
+    config: ArbiterConfig,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    arbiter: Arbiter | None = None,
+    tls: TlsFiles | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> RunningServer:
     """Build and start a server; ``port=0`` binds a free port (tests), read it from the result.
+
+    ``tls``: serve TLS (mutual TLS when it has a client CA) instead of plain text; raises
+    security.tls.TlsError when its files cannot be used. The arbiter's metrics interceptor
+    counts every call; ``interceptors`` run after it.
 
     Raises BindError when the port is out of range or already in use (by another arbiter too:
     the port is never shared).
     """
     check_port(port)
     arbiter = arbiter or Arbiter(config)
+    credentials = tls.credentials() if tls is not None else None
     server = grpc.aio.server(
+        interceptors=[arbiter.metrics.interceptor(), *interceptors],
         options=[
             # Never share a port with another process (gRPC's default on Linux would split the bots).
             ("grpc.so_reuseport", 0),
@@ -76,7 +89,7 @@ async def create_server(
             ("grpc.http2.min_recv_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
             ("grpc.http2.max_ping_strikes", 0),
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
-        ]
+        ],
     )
     pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer()
@@ -86,7 +99,10 @@ async def create_server(
         server,
     )
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        if credentials is not None:
+            bound = server.add_secure_port(f"{host}:{port}", credentials)
+        else:
+            bound = server.add_insecure_port(f"{host}:{port}")
     except RuntimeError as exc:  # grpc raises RuntimeError when it cannot bind
         raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available") from exc
     if bound == 0:

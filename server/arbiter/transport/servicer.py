@@ -11,14 +11,16 @@ import structlog
 from arbiter_games import ActionError, MalformedAction, OptionsError
 from arbiter_wire import convert, reasons
 from arbiter_wire.limits import BOT_VERSION_METADATA
-from arbiter_wire.status import status_for
+from arbiter_wire.status import rate_limited, status_for
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from google.protobuf.message import DecodeError
+from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from ..ladder.host import LadderRefused
 from ..node import Arbiter, SeekRefused
+from ..security.ratelimit import peer_address
 from ..sessions.identity import VersionError, read_version
 from ..sessions.session import BotSession, Closing, Delivery
 from . import encode
@@ -49,9 +51,41 @@ def shown(text: str, limit: int = 40) -> str:
 
 
 async def abort_with(context: grpc.aio.ServicerContext[Any, Any], reason: str, message: str) -> NoReturn:
-    rich = rpc_status.to_status(status_for(reason, message))
+    await abort_status(context, status_for(reason, message))
+
+
+async def abort_status(context: grpc.aio.ServicerContext[Any, Any], status: status_pb2.Status) -> NoReturn:
+    rich = rpc_status.to_status(status)
     await context.abort(rich.code, rich.details, trailing_metadata=rich.trailing_metadata)
     raise AssertionError("abort returned")  # pragma: no cover
+
+
+#: Requests that count against the lobby limit (seeks, joins, challenges per bot per minute).
+LOBBY_KINDS = frozenset({"seek", "join_ladder", "challenge"})
+
+
+def rate_limited_answer(request: pb.PlayRequest, kind: str | None, wait: float) -> pb.PlayResponse | None:
+    """The rejection a rate-limited request gets (None for an empty request: nothing to answer)."""
+    status = rate_limited(
+        f"too many requests: try again in {wait:.3f} s (docs/protocol.md, Rate limits)", wait
+    )
+    if kind == "move":
+        move = request.move
+        return pb.PlayResponse(
+            move_rejected=pb.MoveRejected(match_id=move.match_id, turn_id=move.turn_id, status=status)
+        )
+    if kind == "seek":
+        return pb.PlayResponse(seek_rejected=pb.SeekRejected(status=status, seek_id=request.seek.seek_id))
+    if kind in ("join_ladder", "leave_ladder"):
+        ladder = getattr(request, kind).ladder
+        return pb.PlayResponse(ladder_rejected=pb.LadderRejected(status=status, ladder=ladder))
+    if kind == "challenge":
+        challenge = request.challenge
+        rejected = pb.LadderRejected(
+            status=status, ladder=challenge.ladder, challenge_id=challenge.challenge_id
+        )
+        return pb.PlayResponse(ladder_rejected=rejected)
+    return None
 
 
 class BotServicer(pb_grpc.BotServiceServicer):
@@ -62,8 +96,14 @@ class BotServicer(pb_grpc.BotServiceServicer):
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
         metadata = context.invocation_metadata()
+        peer = peer_address(context.peer() or "")
+        wait = self.arbiter.limiter.token_check_allowed(peer)
+        if wait:
+            message = f"too many failed token checks from {peer}: try again in {wait:.3f} s"
+            await abort_status(context, rate_limited(message, wait))
         identity = self.arbiter.identify(bearer_token(metadata))
         if identity is None:
+            self.arbiter.limiter.token_check_failed(peer)
             await abort_with(
                 context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
             )
@@ -102,6 +142,8 @@ class BotServicer(pb_grpc.BotServiceServicer):
                     break  # replaced or closing: nothing more from this stream counts
                 kind = request.WhichOneof("kind")
                 try:
+                    if self._limited(session, request, kind):
+                        continue
                     if kind == "move":
                         self._move(session, request.move)
                     elif kind == "seek":
@@ -120,6 +162,33 @@ class BotServicer(pb_grpc.BotServiceServicer):
             pass
         finally:
             session.end()  # ends the writer (after a Closing, if one was queued)
+
+    def _limited(self, session: BotSession, request: pb.PlayRequest, kind: str | None) -> bool:
+        """Whether the request goes past a rate limit (then it is answered and goes no further).
+
+        A move that answers the bot's pending turn is play and never limited."""
+        if kind == "move" and self._plays(session.bot_name, request.move):
+            return False
+        limiter = self.arbiter.limiter
+        wait = limiter.request(session.bot_name)
+        if not wait and kind in LOBBY_KINDS:
+            wait = limiter.lobby(session.bot_name)
+        if not wait:
+            return False
+        answer = rate_limited_answer(request, kind, wait)
+        if answer is not None:
+            session.send(answer)
+        return True
+
+    def _plays(self, bot_name: str, move: pb.Move) -> bool:
+        match = self.arbiter.find_match(bot_name, move.match_id)
+        pending = None if match is None else match.pending
+        return (
+            match is not None
+            and pending is not None
+            and pending.turn_id == move.turn_id
+            and pending.seat in match.seat_of(bot_name)
+        )
 
     def _move(self, session: BotSession, move: pb.Move) -> None:
         match = self.arbiter.find_match(session.bot_name, move.match_id)

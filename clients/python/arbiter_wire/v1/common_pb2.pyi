@@ -60,6 +60,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_LADDER_NOT_FOUND: _ClassVar[ErrorReason]
     ERROR_REASON_BOT_DISABLED: _ClassVar[ErrorReason]
     ERROR_REASON_CHALLENGE_REFUSED: _ClassVar[ErrorReason]
+    ERROR_REASON_RATE_LIMITED: _ClassVar[ErrorReason]
 GAME_UNSPECIFIED: Game
 GAME_TORRENT: Game
 GAME_FRAVAN: Game
@@ -97,6 +98,7 @@ ERROR_REASON_RESOURCE_EXHAUSTED: ErrorReason
 ERROR_REASON_LADDER_NOT_FOUND: ErrorReason
 ERROR_REASON_BOT_DISABLED: ErrorReason
 ERROR_REASON_CHALLENGE_REFUSED: ErrorReason
+ERROR_REASON_RATE_LIMITED: ErrorReason
 
 class FlankOptions(_message.Message):
     __slots__ = ("size",)

@@ -114,6 +114,11 @@ export enum ErrorReason {
    * free slot, or the challenger is not joined itself; FAILED_PRECONDITION.
    */
   ERROR_REASON_CHALLENGE_REFUSED = 14,
+  /**
+   * ERROR_REASON_RATE_LIMITED - The bot (or its address, for failed token checks) went past a rate limit; RESOURCE_EXHAUSTED.
+   * ErrorInfo.metadata "retry_after_ms" and a google.rpc.RetryInfo detail say when to try again.
+   */
+  ERROR_REASON_RATE_LIMITED = 15,
   UNRECOGNIZED = -1,
 }
 

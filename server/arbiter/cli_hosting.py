@@ -1,0 +1,99 @@
+"""The options of ``arbiter serve`` for facing a network: TLS, rate limits and metrics.
+
+They are declared once here and reach ``serve`` as one :class:`HostingOptions` (``hosting``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from .security.ratelimit import BAD_TOKENS_PER_MINUTE, LOBBY_PER_MINUTE, REQUESTS_PER_SECOND, RateLimits
+from .security.tls import TlsError, TlsFiles, tls_files
+
+
+@dataclass(frozen=True)
+class HostingOptions:
+    tls: TlsFiles | None
+    rate_limits: RateLimits
+    #: ``--metrics HOST:PORT``: where to serve Prometheus metrics (None: nowhere).
+    metrics: tuple[str, int] | None
+
+
+_FILE = click.Path(exists=True, dir_okay=False)
+
+
+def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the options to a click command; it receives them as ``hosting``."""
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        kwargs["hosting"] = read_hosting_options(kwargs)
+        return func(*args, **kwargs)
+
+    decorators = [
+        click.option("--tls-cert", type=_FILE, metavar="FILE", help="Serve TLS: the PEM certificate chain."),
+        click.option("--tls-key", type=_FILE, metavar="FILE", help="Serve TLS: the PEM private key."),
+        click.option(
+            "--tls-client-ca",
+            type=_FILE,
+            metavar="FILE",
+            help="Mutual TLS: accept only clients with a certificate signed by this PEM CA.",
+        ),
+        click.option(
+            "--metrics",
+            "metrics_address",
+            metavar="HOST:PORT",
+            help="Serve Prometheus metrics at http://HOST:PORT/metrics (docs/hosting.md).",
+        ),
+        click.option(
+            "--limit-bad-tokens",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=BAD_TOKENS_PER_MINUTE,
+            show_default=True,
+            help="Failed token checks per peer address per minute (0: no limit).",
+        ),
+        click.option(
+            "--limit-lobby",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=LOBBY_PER_MINUTE,
+            show_default=True,
+            help="Seeks, ladder joins and challenges per bot per minute (0: no limit).",
+        ),
+        click.option(
+            "--limit-requests",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=REQUESTS_PER_SECOND,
+            show_default=True,
+            help="Requests per bot per second other than moves answering its turns (0: no limit).",
+        ),
+    ]
+    wrapped: Callable[..., Any] = command
+    for decorator in reversed(decorators):
+        wrapped = decorator(wrapped)
+    return wrapped
+
+
+def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
+    """Take the options out of a command's keyword arguments (a usage error when they disagree)."""
+    from .cli_web import parse_address
+
+    cert, key, client_ca = kwargs.pop("tls_cert"), kwargs.pop("tls_key"), kwargs.pop("tls_client_ca")
+    try:
+        tls = tls_files(cert, key, client_ca)
+        if tls is not None:
+            tls.credentials()  # a file that is not PEM stops here, before anything starts
+    except TlsError as exc:
+        raise click.UsageError(str(exc)) from exc
+    metrics = kwargs.pop("metrics_address")
+    limits = RateLimits.of(
+        kwargs.pop("limit_bad_tokens"), kwargs.pop("limit_lobby"), kwargs.pop("limit_requests")
+    )
+    return HostingOptions(tls, limits, parse_address(metrics) if metrics else None)

@@ -1,0 +1,1 @@
+"""What protects an arbiter that faces the internet: TLS (``tls``) and rate limits (``ratelimit``)."""
