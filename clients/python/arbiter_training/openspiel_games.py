@@ -76,11 +76,27 @@ def _index_of(codec: Codec, seat: int) -> dict[object, int]:
     return {action: i for i, action in enumerate(codec.actions(seat))}
 
 
+class _Fixed:
+    """What every state of one game shares (its definition, its action codec): never copied.
+
+    OpenSpiel clones a Python state by deep-copying each of its attributes.
+    """
+
+    __slots__ = ("arbiter_game", "codec")
+
+    def __init__(self, arbiter_game: GameDef, codec: Any) -> None:
+        self.arbiter_game = arbiter_game
+        self.codec = codec
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _Fixed:
+        return self
+
+
 class _Engine:
     """The engine's state (and what else a game keeps) behind one attribute of an OpenSpiel state.
 
-    OpenSpiel clones a Python state by deep-copying its attributes; this copies the engine's state
-    with the engine's own ``copy`` instead, so that clones share the engine's immutable tables.
+    A clone copies the engine's state with the engine's own ``copy``, so that clones share the
+    engine's immutable tables and interned actions.
     """
 
     __slots__ = ("draws", "moves", "placements", "state")
@@ -166,9 +182,17 @@ class FlankSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: FlankSpielGame) -> None:
         super().__init__(game)
-        self.arbiter_game: GameDef = game.arbiter_game
-        self.codec: FlankCodec = game.codec
-        self.engine = _Engine(self.arbiter_game.new_game({"size": game.size}))
+        self.fixed = _Fixed(game.arbiter_game, game.codec)
+        self.engine = _Engine(game.arbiter_game.new_game({"size": game.size}))
+
+    @property
+    def arbiter_game(self) -> GameDef:
+        return self.fixed.arbiter_game
+
+    @property
+    def codec(self) -> FlankCodec:
+        codec: FlankCodec = self.fixed.codec
+        return codec
 
     def current_player(self) -> int:
         seat = self.arbiter_game.to_move(self.engine.state)
@@ -413,14 +437,22 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: SurgeSpielGame) -> None:
         super().__init__(game)
-        self.codec: SurgeCodec = game.codec
-        self.arbiter_game: GameDef = game.arbiter_game
+        self.fixed = _Fixed(game.arbiter_game, game.codec)
         self.engine = _Engine(None)
         self.record: tuple[list[str], list[str]] = ([], [])
         self._log_observations()
 
+    @property
+    def arbiter_game(self) -> GameDef:
+        return self.fixed.arbiter_game
+
+    @property
+    def codec(self) -> SurgeCodec:
+        codec: SurgeCodec = self.fixed.codec
+        return codec
+
     # --- the engine -------------------------------------------------------------------------
-    def _drawing_player(self) -> int | None:
+    def drawing_player(self) -> int | None:
         """The player whose next stone a chance node draws now, or None (a decision or the end)."""
         draws = self.engine.draws
         if len(draws[0]) < HAND_SIZE:
@@ -435,6 +467,10 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
         # The engine takes the next stone of p's order into p's hand after this placement.
         engine_drawn = min(TOTAL_STONES, HAND_SIZE + self.engine.placements[p])
         return p if len(draws[p]) == engine_drawn < TOTAL_STONES else None
+
+    def drawn(self, player: int) -> tuple[int, ...]:
+        """The stones ``player`` (0 Blue, 1 Orange) has drawn so far, in order (hand, board and gone)."""
+        return tuple(self.engine.draws[player])
 
     def _rebuild(self) -> None:
         """The engine's state from the draws so far, with every move so far replayed."""
@@ -472,14 +508,14 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
     def current_player(self) -> int:
         if self.engine.state is not None and self.arbiter_game.outcome(self.engine.state) is not None:
             return int(pyspiel.PlayerId.TERMINAL)
-        if self._drawing_player() is not None:
+        if self.drawing_player() is not None:
             return int(pyspiel.PlayerId.CHANCE)
         seat = self.arbiter_game.to_move(self.engine.state)
         assert seat is not None
         return seat - 1
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        p = self._drawing_player()
+        p = self.drawing_player()
         if p is None:
             raise ValueError("not a chance node")
         return draw_probabilities(self.engine.draws[p])
@@ -491,7 +527,7 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
         return [int(i) for i in np.flatnonzero(mask)]
 
     def _apply_action(self, action: int) -> None:
-        p = self._drawing_player()
+        p = self.drawing_player()
         if p is not None:
             value = action + 1
             if remaining(self.engine.draws[p])[value] == 0:

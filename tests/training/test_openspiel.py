@@ -1,0 +1,383 @@
+"""The OpenSpiel games: OpenSpiel's own random-simulation checks, agreement with the arbiter's engines,
+Surge's chance model against the arbiter's shuffle, and Surge's hidden information."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+
+import numpy as np
+import pyspiel
+import pytest
+from arbiter_games import get_game
+from arbiter_games.hexflank import FlankObservation, geometry
+from arbiter_games.surge import BLUE, ORANGE, STONES, SurgeObservation, draw_order
+from arbiter_training import openspiel_games as og
+from arbiter_training.encoding import HIDDEN, FlankCodec, SurgeCodec
+
+FLANK = [("torrent", size) for size in (5, 6, 7, 8, 9)] + [("fravan", size) for size in (5, 7)]
+CHANCE = pyspiel.PlayerId.CHANCE
+
+
+def seed_bytes(k: int) -> bytes:
+    return hashlib.sha256(f"openspiel test {k}".encode()).digest()
+
+
+# --- OpenSpiel's own checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("game", "size"), [*FLANK, ("surge", None)])
+def test_openspiel_random_simulation_checks_pass(game, size):
+    spiel_game = og.load_game(game, size)
+    # Small boards: more games; the large ones are long (a size-9 game has up to 436 actions).
+    sims = {None: 4, 5: 4, 6: 3, 7: 2}.get(size, 1)
+    pyspiel.random_sim_test(spiel_game, num_sims=sims, serialize=False, verbose=False)
+
+
+@pytest.mark.parametrize(("game", "size"), FLANK)
+def test_flank_game_types_and_bounds(game, size):
+    spiel_game = og.load_game(game, size)
+    kind = spiel_game.get_type()
+    assert kind.short_name == f"arbiter_{game}"
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    points = len(geometry(size).names)
+    assert spiel_game.num_distinct_actions() == points + 2  # every point, pass, swap
+    assert spiel_game.max_game_length() == 2 * points + 2
+    assert spiel_game.max_chance_outcomes() == 0
+    assert (spiel_game.min_utility(), spiel_game.max_utility()) == (-1.0, 1.0)
+    assert spiel_game.get_parameters() == {"size": size}
+    assert spiel_game.observation_tensor_size() == FlankCodec(size).obs_length
+
+
+@pytest.mark.parametrize("game", ["torrent", "fravan"])
+def test_the_default_size_is_the_arbiters_and_other_sizes_are_refused(game):
+    default = get_game(game).normalise_options({})["size"]
+    assert pyspiel.load_game(f"arbiter_{game}").get_parameters() == {"size": default}
+    with pytest.raises(Exception, match="size must be one of"):
+        pyspiel.load_game(f"arbiter_{game}", {"size": 4})
+
+
+def test_surge_game_type_and_bounds():
+    spiel_game = og.load_game("surge")
+    kind = spiel_game.get_type()
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    assert kind.provides_information_state_string and not kind.provides_information_state_tensor
+    assert spiel_game.num_distinct_actions() == 160
+    assert spiel_game.max_chance_outcomes() == 10
+    assert spiel_game.max_game_length() == 40
+    assert spiel_game.observation_tensor_size() == SurgeCodec().obs_length
+
+
+# --- Torrent and Fravan against the engine ---------------------------------------------------------
+
+
+def legal_texts(spiel_state) -> set[str]:
+    player = spiel_state.current_player()
+    return {spiel_state.action_to_string(player, a) for a in spiel_state.legal_actions()}
+
+
+@pytest.mark.parametrize(("game", "size"), [("torrent", 5), ("torrent", 7), ("fravan", 5), ("fravan", 7)])
+def test_flank_legal_actions_and_outcome_agree_with_the_engine(game, size):
+    rules = get_game(game)
+    spiel_game = og.load_game(game, size)
+    for k in range(4 if size == 5 else 2):
+        rng = random.Random(k)
+        engine = rules.new_game({"size": size})
+        state = spiel_game.new_initial_state()
+        while rules.outcome(engine) is None:
+            seat = rules.to_move(engine)
+            assert seat is not None and state.current_player() == seat - 1
+            legal = rules.legal_actions(engine)
+            assert legal_texts(state) == {rules.format_action(a) for a in legal}
+            observation = rules.observe(engine, seat)
+            assert isinstance(observation, FlankObservation)
+            assert state.observation_string(seat - 1) == og.flank_observation_text(observation)
+            expected = FlankCodec(size).encode(observation)
+            assert np.array_equal(np.asarray(state.observation_tensor(seat - 1)), expected)
+            # Swap whenever it is legal in half of the games: the pie rule is an action like any other.
+            choice = next((a for a in legal if rules.format_action(a) == "swap"), None) if k % 2 else None
+            choice = choice or rng.choice(legal)
+            text = rules.format_action(choice)
+            (action,) = [a for a in state.legal_actions() if state.action_to_string(seat - 1, a) == text]
+            state.apply_action(action)
+            rules.apply_in_place(engine, choice)
+        outcome = rules.outcome(engine)
+        assert state.is_terminal()
+        assert outcome.winner_seat is not None  # no draws in these games
+        assert state.returns() == og.returns_of(outcome.winner_seat)
+        assert sum(state.returns()) == 0.0
+
+
+@pytest.mark.parametrize("game", ["torrent", "fravan"])
+def test_the_longest_flank_game_is_exactly_max_game_length(game):
+    """Place, swap, then pass after every placement until the board is full: 2 * points + 2 actions."""
+    spiel_game = og.load_game(game, 5)
+    state = spiel_game.new_initial_state()
+    while not state.is_terminal():
+        player = state.current_player()
+        by_text = {state.action_to_string(player, a): a for a in state.legal_actions()}
+        last = state.history()[-1] if state.history() else None
+        last_text = None if last is None else state.action_to_string(1 - player, last)
+        if "swap" in by_text:
+            state.apply_action(by_text["swap"])
+        elif "pass" in by_text and (last_text != "pass" or len(by_text) == 1):
+            state.apply_action(by_text["pass"])
+        else:
+            state.apply_action(min(a for text, a in by_text.items() if text not in ("pass", "swap")))
+    assert len(state.history()) == spiel_game.max_game_length()
+
+
+def test_a_state_from_a_bots_observation_plays_on_like_the_engine():
+    rules = get_game("torrent")
+    spiel_game = og.load_game("torrent", 5)
+    rng = random.Random(3)
+    engine = rules.new_game({"size": 5})
+    for _ in range(12):
+        rules.apply_in_place(engine, rng.choice(rules.legal_actions(engine)))
+    seat = rules.to_move(engine)
+    assert seat is not None
+    observation = rules.observe(engine, seat)
+    assert isinstance(observation, FlankObservation)
+    state = spiel_game.state_from_observation(observation)
+    while not state.is_terminal():
+        legal = rules.legal_actions(engine)
+        assert legal_texts(state) == {rules.format_action(a) for a in legal}
+        action = rng.choice(state.legal_actions())
+        rules.apply_in_place(engine, spiel_game.engine_action(action))
+        state.apply_action(action)
+    assert state.returns() == og.returns_of(rules.outcome(engine).winner_seat)
+
+
+# --- Surge against the engine ----------------------------------------------------------------------
+
+
+def play_seeded_surge(seed: bytes, rng: random.Random):
+    """One Surge game in OpenSpiel with the draws of ``seed``, in step with the arbiter's engine.
+
+    Checks every decision; returns the OpenSpiel state and the engine's state at the end.
+    """
+    rules = get_game("surge")
+    orders = {0: draw_order(seed, BLUE), 1: draw_order(seed, ORANGE)}
+    taken = {0: 0, 1: 0}
+    spiel_game = og.load_game("surge")
+    codec = SurgeCodec()
+    engine = rules.new_game({}, seed)
+    state = spiel_game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = dict(state.chance_outcomes())
+            # Whose draw it is: the player whose next stone of the order this must be.
+            p = 0 if taken[0] < 3 else 1 if taken[1] < 3 else state.drawing_player()
+            value = orders[p][taken[p]]
+            assert value - 1 in outcomes
+            state.apply_action(value - 1)
+            taken[p] += 1
+            continue
+        # The arbiter plays forced skips itself, as OpenSpiel's state does.
+        legal = rules.legal_actions(engine)
+        forced = rules.forced_action(engine, legal)
+        if forced is not None:
+            rules.apply_in_place(engine, forced)
+            continue
+        seat = rules.to_move(engine)
+        assert seat is not None and state.current_player() == seat - 1
+        assert legal_texts(state) == {rules.format_action(a) for a in legal}
+        for s in (1, 2):
+            observation = rules.observe(engine, s)
+            assert isinstance(observation, SurgeObservation)
+            assert state.observation_string(s - 1) == og.surge_observation_text(observation)
+            assert np.array_equal(np.asarray(state.observation_tensor(s - 1)), codec.encode(observation))
+        choice = rng.choice(legal)
+        text = rules.format_action(choice)
+        (action,) = [a for a in state.legal_actions() if state.action_to_string(seat - 1, a) == text]
+        state.apply_action(action)
+        rules.apply_in_place(engine, choice)
+    return state, engine
+
+
+def test_surge_with_the_seeds_draws_plays_exactly_the_arbiters_game():
+    rules = get_game("surge")
+    for k in range(4):
+        state, engine = play_seeded_surge(seed_bytes(k), random.Random(k))
+        # The engine may still owe forced skips at the very end (none change the outcome).
+        while rules.outcome(engine) is None:
+            legal = rules.legal_actions(engine)
+            forced = rules.forced_action(engine, legal)
+            assert forced is not None
+            rules.apply_in_place(engine, forced)
+        outcome = rules.outcome(engine)
+        assert state.returns() == og.returns_of(outcome.winner_seat)
+        final = rules.observe(engine, 1)
+        assert isinstance(final, SurgeObservation)
+        assert state.observation_string(0) == og.surge_observation_text(final)
+
+
+# --- Surge's chance ---------------------------------------------------------------------------------
+
+
+def random_surge_states(games: int, seed: int):
+    """Every state of ``games`` random Surge games (chance sampled by its own probabilities)."""
+    rng = random.Random(seed)
+    spiel_game = og.load_game("surge")
+    for _ in range(games):
+        state = spiel_game.new_initial_state()
+        while not state.is_terminal():
+            yield state
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state = state.child(rng.choices(actions, probs)[0])
+            else:
+                state = state.child(rng.choice(state.legal_actions()))
+        yield state
+
+
+def test_surge_chance_outcomes_sum_to_one_and_follow_the_stones_left():
+    chance_nodes = 0
+    for state in random_surge_states(games=3, seed=11):
+        if not state.is_chance_node():
+            continue
+        chance_nodes += 1
+        outcomes = state.chance_outcomes()
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0, abs=1e-12)
+        assert [a for a, _ in outcomes] == sorted(a for a, _ in outcomes)
+        assert all(0 <= a < 10 and p > 0 for a, p in outcomes)
+        assert state.legal_actions() == [a for a, _ in outcomes]
+        # Each value's probability is (its stones not drawn yet) / (stones not drawn yet).
+        left = Counter(STONES) - Counter(state.drawn(state.drawing_player()))
+        total = sum(left.values())
+        assert outcomes == [(v - 1, left[v] / total) for v in sorted(left)]
+    # 6 opening draws and then one before each refilling placement: 40 draws in a whole game.
+    assert chance_nodes == 3 * 40
+
+
+def test_draw_probabilities_are_the_remaining_stones():
+    assert og.draw_probabilities([]) == [(v - 1, 0.1) for v in range(1, 11)]
+    drawn = [3, 3, 7]
+    outcomes = dict(og.draw_probabilities(drawn))
+    assert 2 not in outcomes  # both 3s are gone
+    assert outcomes[6] == pytest.approx(1 / 17)
+    assert outcomes[0] == pytest.approx(2 / 17)
+    assert og.draw_probabilities(list(STONES)[:-1]) == [(9, 1.0)]
+
+
+@pytest.mark.parametrize("position", [0, 9, 18])
+def test_the_chance_model_matches_the_arbiters_shuffle(position):
+    """Pairs of consecutive stones of ``draw_order`` over many seeds against the model's probabilities.
+
+    The model says: P(first = a) = 2/20 and P(second = b | first = a) = (2 - [a = b]) / 19 for the
+    first pair, and the same for any pair of positions (a uniform shuffle is exchangeable). A model
+    drawing each remaining *value* with equal chance would give 1/10 for a = b, nearly twice as
+    much, and fail this chi-square check by far.
+    """
+    n = 20_000
+    counts = Counter(tuple(draw_order(seed_bytes(k), BLUE)[position : position + 2]) for k in range(n))
+    first = dict(og.draw_probabilities([]))
+    chi2 = 0.0
+    for a in range(1, 11):
+        second = dict(og.draw_probabilities([a]))
+        for b in range(1, 11):
+            expected = n * first[a - 1] * second[b - 1]
+            chi2 += (counts.get((a, b), 0) - expected) ** 2 / expected
+    # 99 degrees of freedom: the 99.99th percentile is about 150.
+    assert chi2 < 150, chi2
+
+
+# --- Surge's hidden information ---------------------------------------------------------------------
+
+
+def views(state, player: int) -> tuple[str, tuple[float, ...], str]:
+    return (
+        state.observation_string(player),
+        tuple(state.observation_tensor(player)),
+        state.information_state_string(player),
+    )
+
+
+def test_a_seats_view_never_changes_with_the_opponents_hidden_stones():
+    """Branch random games where only one player's hidden stones differ: the other's view is the same.
+
+    Two kinds of branches: a chance node drawing a different stone for one player (into a hand the
+    other never sees), and a first placement of a different value on the same square (face down).
+    The player whose stones differ does see the difference, which shows the branches are real.
+    """
+    branches = {"draw": 0, "face_down": 0}
+    for state in random_surge_states(games=4, seed=5):
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            outcomes = [a for a, _ in state.chance_outcomes()]
+            if len(outcomes) < 2:
+                continue
+            drawer = state.drawing_player()
+            a, b = state.child(outcomes[0]), state.child(outcomes[-1])
+            branches["draw"] += 1
+            assert views(a, 1 - drawer) == views(b, 1 - drawer)
+            continue
+        player = state.current_player()
+        observation = state.observation(player + 1)
+        assert isinstance(observation, SurgeObservation)
+        if observation.face_down:  # the second placer: its stone is revealed at once
+            continue
+        by_square: dict[str, list[int]] = {}
+        for action in state.legal_actions():
+            _value, square = state.action_to_string(player, action).split("@")
+            by_square.setdefault(square, []).append(action)
+        square, actions = next(iter(by_square.items()))
+        if len(actions) < 2:
+            continue
+        a, b = state.child(actions[0]), state.child(actions[-1])
+        branches["face_down"] += 1
+        assert views(a, 1 - player) == views(b, 1 - player)
+        assert views(a, player) != views(b, player)
+        hidden = a.observation(2 - player).face_down
+        assert [(s, owner) for s, owner, value in hidden] == [(square, (BLUE, ORANGE)[player])]
+        assert hidden[0][2] is None
+        tensor = np.asarray(a.observation_tensor(1 - player))
+        assert HIDDEN in tensor
+    assert branches["draw"] > 50 and branches["face_down"] > 20, branches
+
+
+def test_a_refill_stays_hidden_from_the_opponent_after_the_placement():
+    """A refill drawn differently, then the same placement: the opponent's view is still the same."""
+    checked = 0
+    for state in random_surge_states(games=3, seed=8):
+        if not state.is_chance_node() or len(state.drawn(1)) < 3:
+            continue
+        drawer = state.drawing_player()
+        outcomes = [a for a, _ in state.chance_outcomes()]
+        if len(outcomes) < 2:
+            continue
+        a, b = state.child(outcomes[0]), state.child(outcomes[-1])
+        assert a.current_player() == drawer
+        action = a.legal_actions()[0]
+        a, b = a.child(action), b.child(action)
+        checked += 1
+        assert views(a, 1 - drawer) == views(b, 1 - drawer)
+        assert views(a, drawer) != views(b, drawer)  # the placer now holds the new stone
+    assert checked > 20
+
+
+def test_the_information_state_recalls_the_seats_own_actions_and_observations():
+    spiel_game = og.load_game("surge")
+    state = spiel_game.new_initial_state()
+    for value in (10, 1, 2, 5, 5, 6, 3):  # blue 10 1 2, orange 5 5 6, blue's first refill 3
+        state.apply_action(value - 1)
+    blue, orange = state.information_state_string(0), state.information_state_string(1)
+    assert "hand [1, 2, 10] " in blue and "opponent hand 3 supply 17" in blue
+    assert "hand [5, 5, 6] " in orange and "hand [5, 5, 6] " not in blue
+    assert "hand [1, 2, 3, 10]" not in blue and "3," not in blue.split("supply")[0]  # the refill: unseen
+    state.apply_action(state.legal_actions()[0])  # Blue places its 1 on a1, face down
+    record = state.information_state_string(0)
+    assert record.startswith(blue)  # perfect recall: what it knew stays in its record
+    assert "you played 1@a1" in record
+    assert "hand [2, 3, 10] " in record  # the refill, seen once placed
+    assert "you played" not in state.information_state_string(1)
+    assert "b?" in state.observation_string(1) and "b1" in state.observation_string(0)
