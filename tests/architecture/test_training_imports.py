@@ -1,4 +1,4 @@
-"""The training environments are an optional layer: numpy, gymnasium, pettingzoo, OpenSpiel and the games only.
+"""The training environments are an optional layer: numpy, gymnasium, pettingzoo, OpenSpiel, the games.
 
 The games stay standard-library only (test_games_stdlib_only.py); nothing of the SDK's client, the
 wire or the server reaches arbiter_training, so ``pip install arbiter-bot[training]`` (or
