@@ -230,6 +230,7 @@ def random_surge_states(games: int, seed: int):
     for _ in range(games):
         state = spiel_game.new_initial_state()
         while not state.is_terminal():
+            state.information_state_string(0)  # the record starts here, and children carry it on
             yield state
             if state.is_chance_node():
                 actions, probs = zip(*state.chance_outcomes(), strict=True)
@@ -381,3 +382,14 @@ def test_the_information_state_recalls_the_seats_own_actions_and_observations():
     assert "hand [2, 3, 10] " in record  # the refill, seen once placed
     assert "you played" not in state.information_state_string(1)
     assert "b?" in state.observation_string(1) and "b1" in state.observation_string(0)
+
+
+def test_the_record_kept_along_the_way_equals_a_replay_of_the_history():
+    spiel_game = og.load_game("surge")
+    states = list(random_surge_states(games=1, seed=2))
+    for state in states[::15]:
+        fresh = spiel_game.new_initial_state()
+        for action in state.history():
+            fresh.apply_action(action)
+        for player in (0, 1):
+            assert state.information_state_string(player) == fresh.information_state_string(player)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pyspiel
@@ -82,14 +82,22 @@ class _Fixed:
     OpenSpiel clones a Python state by deep-copying each of its attributes.
     """
 
-    __slots__ = ("arbiter_game", "codec")
+    __slots__ = ("arbiter_game", "codec", "game", "index")
 
-    def __init__(self, arbiter_game: GameDef, codec: Any) -> None:
-        self.arbiter_game = arbiter_game
-        self.codec = codec
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.arbiter_game: GameDef = game.arbiter_game
+        self.codec: Codec = game.codec
+        #: Each seat's index of every action (seat 1's, seat 2's).
+        self.index = (_index_of(self.codec, 1), _index_of(self.codec, 2))
 
     def __deepcopy__(self, memo: dict[int, object]) -> _Fixed:
         return self
+
+    def legal_indices(self, seat: int, legal: Sequence[object]) -> list[int]:
+        """The indices of the engine's legal actions for ``seat``, ascending (as OpenSpiel wants)."""
+        index = self.index[seat - 1]
+        return sorted(index[action] for action in legal if action in index)
 
 
 class _Engine:
@@ -182,7 +190,7 @@ class FlankSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: FlankSpielGame) -> None:
         super().__init__(game)
-        self.fixed = _Fixed(game.arbiter_game, game.codec)
+        self.fixed: _Fixed = game.fixed
         self.engine = _Engine(game.arbiter_game.new_game({"size": game.size}))
 
     @property
@@ -191,8 +199,7 @@ class FlankSpielState(pyspiel.State):  # type: ignore[misc]
 
     @property
     def codec(self) -> FlankCodec:
-        codec: FlankCodec = self.fixed.codec
-        return codec
+        return cast(FlankCodec, self.fixed.codec)
 
     def current_player(self) -> int:
         seat = self.arbiter_game.to_move(self.engine.state)
@@ -202,8 +209,7 @@ class FlankSpielState(pyspiel.State):  # type: ignore[misc]
         seat = self.arbiter_game.to_move(self.engine.state)
         if seat is None or seat != player + 1:
             return []
-        mask = self.codec.mask(seat, self.arbiter_game.legal_actions(self.engine.state))
-        return [int(i) for i in np.flatnonzero(mask)]
+        return self.fixed.legal_indices(seat, self.arbiter_game.legal_actions(self.engine.state))
 
     def _apply_action(self, action: int) -> None:
         # OpenSpiel checks legality before this (apply_action_with_legality_check); the engine
@@ -249,6 +255,7 @@ class FlankSpielGame(pyspiel.Game):  # type: ignore[misc]
             max_game_length=flank_max_game_length(points),
         )
         super().__init__(self.game_type, info, {"size": self.size})
+        self.fixed = _Fixed(self)
 
     def new_initial_state(self) -> FlankSpielState:
         return FlankSpielState(self)
@@ -423,7 +430,7 @@ class SurgeSpielObserver:
 
     def string_from(self, state: Any, player: int) -> str:
         if self.perfect_recall:
-            return "\n--\n".join(state.record[player])
+            return "\n--\n".join(state.record(player))
         return surge_observation_text(state.observation(player + 1))
 
 
@@ -437,10 +444,10 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __init__(self, game: SurgeSpielGame) -> None:
         super().__init__(game)
-        self.fixed = _Fixed(game.arbiter_game, game.codec)
+        self.fixed: _Fixed = game.fixed
         self.engine = _Engine(None)
-        self.record: tuple[list[str], list[str]] = ([], [])
-        self._log_observations()
+        #: Each seat's record (see :meth:`record`), once it has been asked for.
+        self.log: tuple[list[str], list[str]] | None = None
 
     @property
     def arbiter_game(self) -> GameDef:
@@ -448,8 +455,7 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
 
     @property
     def codec(self) -> SurgeCodec:
-        codec: SurgeCodec = self.fixed.codec
-        return codec
+        return cast(SurgeCodec, self.fixed.codec)
 
     # --- the engine -------------------------------------------------------------------------
     def drawing_player(self) -> int | None:
@@ -499,10 +505,29 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
         return observation
 
     def _log_observations(self) -> None:
+        if self.log is None:
+            return
         for p in (0, 1):
             text = surge_observation_text(self.observation(p + 1))
-            if not self.record[p] or self.record[p][-1] != text:
-                self.record[p].append(text)
+            if not self.log[p] or self.log[p][-1] != text:
+                self.log[p].append(text)
+
+    def record(self, player: int) -> list[str]:
+        """What ``player`` has seen, in order: each observation that differs from the one before,
+        with its own placements (``you played 7@c2``) between them. Perfect recall, and nothing else.
+
+        Kept from the first time it is asked for on (the history is replayed once then), so a
+        search that never asks pays nothing for it.
+        """
+        if self.log is None:
+            replay = self.fixed.game.new_initial_state()
+            replay.log = ([], [])
+            replay._log_observations()
+            for action in self.history():
+                replay.apply_action(action)
+            self.log = replay.log
+        assert self.log is not None
+        return self.log[player]
 
     # --- OpenSpiel --------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -523,8 +548,7 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
     def _legal_actions(self, player: int) -> list[int]:
         if self.current_player() != player:
             return []
-        mask = self.codec.mask(player + 1, self.arbiter_game.legal_actions(self.engine.state))
-        return [int(i) for i in np.flatnonzero(mask)]
+        return self.fixed.legal_indices(player + 1, self.arbiter_game.legal_actions(self.engine.state))
 
     def _apply_action(self, action: int) -> None:
         p = self.drawing_player()
@@ -540,14 +564,15 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
             seat = self.arbiter_game.to_move(self.engine.state)
             assert seat is not None
             legal = self.arbiter_game.legal_actions(self.engine.state)
-            index = _index_of(self.codec, seat)
-            move = next((a for a in legal if index.get(a) == action), None)
-            if move is None:
+            placement = self.codec.actions(seat)[action]
+            if placement not in legal:
                 raise ValueError(f"action {action} is not legal for seat {seat}")
+            move = legal[legal.index(placement)]  # the engine's own (interned) action object
             self.arbiter_game.apply_in_place(self.engine.state, move)
             self.engine.moves.append(move)
             self.engine.placements[seat - 1] += 1
-            self.record[seat - 1].append(f"you played {self.arbiter_game.format_action(move)}")
+            if self.log is not None:
+                self.log[seat - 1].append(f"you played {self.arbiter_game.format_action(move)}")
             self._play_forced()
         self._log_observations()
 
@@ -610,6 +635,7 @@ class SurgeSpielGame(pyspiel.Game):  # type: ignore[misc]
             max_game_length=surge_max_game_length(),
         )
         super().__init__(self.game_type, info, {})
+        self.fixed = _Fixed(self)
 
     def new_initial_state(self) -> SurgeSpielState:
         return SurgeSpielState(self)
