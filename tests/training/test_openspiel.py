@@ -7,13 +7,13 @@ import hashlib
 import random
 from collections import Counter
 
+import arbiter_training.openspiel_games as og
 import numpy as np
 import pyspiel
 import pytest
 from arbiter_games import get_game
 from arbiter_games.hexflank import FlankObservation, geometry
 from arbiter_games.surge import BLUE, ORANGE, STONES, SurgeObservation, draw_order
-from arbiter_training import openspiel_games as og
 from arbiter_training.encoding import HIDDEN, FlankCodec, SurgeCodec
 
 FLANK = [("torrent", size) for size in (5, 6, 7, 8, 9)] + [("fravan", size) for size in (5, 7)]
@@ -393,3 +393,29 @@ def test_the_record_kept_along_the_way_equals_a_replay_of_the_history():
             fresh.apply_action(action)
         for player in (0, 1):
             assert state.information_state_string(player) == fresh.information_state_string(player)
+
+
+def test_openspiels_rl_environment_and_outcome_sampling_cfr_run_on_surge():
+    """What docs/training.md says works on Surge: RL episodes on the observation tensor, MCCFR."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    spiel_game = og.load_game("surge")
+    env = rl_environment.Environment(spiel_game, seed=4)
+    rng = np.random.RandomState(4)
+    step = env.reset()
+    assert env.observation_spec()["info_state"] == (SurgeCodec().obs_length,)
+    decisions = 0
+    while not step.last():
+        player = step.observations["current_player"]
+        step = env.step([rng.choice(step.observations["legal_actions"][player])])
+        decisions += 1
+    assert 0 < decisions <= spiel_game.max_game_length()
+    assert sum(step.rewards) == 0.0 and set(step.rewards) <= {-1.0, 0.0, 1.0}
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(spiel_game)
+    for _ in range(3):
+        solver.iteration()
+    first_decision = next(s for s in random_surge_states(games=1, seed=0) if s.is_player_node())
+    probabilities = solver.average_policy().action_probabilities(first_decision)
+    assert set(probabilities) == set(first_decision.legal_actions())
+    assert sum(probabilities.values()) == pytest.approx(1.0)
