@@ -35,6 +35,12 @@ def test_openspiel_random_simulation_checks_pass(game, size):
     pyspiel.random_sim_test(spiel_game, num_sims=sims, serialize=False, verbose=False)
 
 
+@pytest.mark.parametrize(("game", "size"), [("torrent", 5), ("fravan", 5), ("surge", None)])
+def test_openspiel_random_simulation_checks_pass_with_serialization(game, size):
+    """The same checks, also writing states out and reading them back (OpenSpiel replays the history)."""
+    pyspiel.random_sim_test(og.load_game(game, size), num_sims=1, serialize=True, verbose=False)
+
+
 @pytest.mark.parametrize(("game", "size"), FLANK)
 def test_flank_game_types_and_bounds(game, size):
     spiel_game = og.load_game(game, size)
