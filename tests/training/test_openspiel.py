@@ -425,3 +425,36 @@ def test_openspiels_rl_environment_and_outcome_sampling_cfr_run_on_surge():
     probabilities = solver.average_policy().action_probabilities(first_decision)
     assert set(probabilities) == set(first_decision.legal_actions())
     assert sum(probabilities.values()) == pytest.approx(1.0)
+
+
+# --- replaying the arbiter's matches -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("game", "options"), [("torrent", {"size": 5}), ("fravan", {"size": 7}), ("surge", {})]
+)
+def test_a_local_match_replays_in_openspiel_to_the_same_end(game, options):
+    from arbiter_bot.examples.random_bot import RandomBot
+    from arbiter_bot.local import play_local
+
+    rules = get_game(game)
+    spiel_game = og.load_game(game, options.get("size"))
+    for k in range(2):
+        seed = seed_bytes(100 + k) if rules.has_chance else None
+        result = play_local(RandomBot(k), RandomBot(k + 7), game, options, seed=seed, wire=False)
+        if seed is None:
+            state = spiel_game.replay(result.actions)
+        else:
+            state = spiel_game.replay(seed, result.actions)
+            # Another seed deals other stones: the match's placements do not fit them.
+            with pytest.raises(Exception, match=r"is not legal|ended with actions left"):
+                spiel_game.replay(seed_bytes(999), result.actions)
+        assert state.is_terminal()
+        assert state.returns() == og.returns_of(result.winner_seat)
+        # The same actions as the match, once OpenSpiel's integers are turned back into text.
+        played = [
+            state.action_to_string(player, action)
+            for player, action in zip([h.player for h in state.full_history()], state.history(), strict=True)
+            if player != CHANCE
+        ]
+        assert played == [text for text in result.actions if text != "skip"]

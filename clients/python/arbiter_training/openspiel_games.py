@@ -39,11 +39,13 @@ from arbiter_games.surge import (
     BLUE,
     COLOURS,
     HAND_SIZE,
+    ORANGE,
     STONES,
     SURGE,
     PlaceStone,
     SurgeObservation,
     SurgeState,
+    draw_order,
 )
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
@@ -282,6 +284,13 @@ class FlankSpielGame(pyspiel.Game):  # type: ignore[misc]
     def engine_action(self, action: int) -> object:
         """The engine's action (``Place``, ``PASS``, ``SWAP``) of an OpenSpiel action."""
         return self.codec.actions(1)[action]
+
+    def replay(self, actions: Sequence[str]) -> FlankSpielState:
+        """The state after a match's actions, in the rules' text (``MatchSummary.actions``)."""
+        state = self.new_initial_state()
+        for text in actions:
+            state.apply_action(self.fixed.index[0][self.arbiter_game.parse_action(text)])
+        return state
 
 
 def _flank_game_type(name: str) -> Any:
@@ -646,6 +655,30 @@ class SurgeSpielGame(pyspiel.Game):  # type: ignore[misc]
     def engine_action(self, seat: int, action: int) -> object:
         """The engine's ``PlaceStone`` of an OpenSpiel action of ``seat``."""
         return self.codec.actions(seat)[action]
+
+    def replay(self, seed: bytes, actions: Sequence[str]) -> SurgeSpielState:
+        """The state after an arbiter match: its revealed seed gives the draws, then its actions.
+
+        ``seed`` is the match seed (``bytes.fromhex(MatchSummary.seed)``); ``actions`` are the
+        match's actions in the rules' text, skips included (the state plays those itself). Each
+        chance node takes the stone the seed's draw order puts there.
+        """
+        orders = (draw_order(seed, BLUE), draw_order(seed, ORANGE))
+        state = self.new_initial_state()
+        moves = [text for text in actions if text != "skip"]
+        while True:
+            drawer = state.drawing_player()
+            if drawer is not None:
+                state.apply_action(orders[drawer][len(state.drawn(drawer))] - 1)
+                continue
+            if not moves or state.is_terminal():
+                break
+            seat = state.current_player() + 1
+            placement = self.arbiter_game.parse_action(moves.pop(0))
+            state.apply_action(self.fixed.index[seat - 1][placement])
+        if moves:
+            raise ValueError(f"the game ended with actions left: {moves}")
+        return state
 
 
 for _cls in (TorrentSpielGame, FravanSpielGame):
