@@ -390,6 +390,21 @@ def test_the_information_state_recalls_the_seats_own_actions_and_observations():
     assert "b?" in state.observation_string(1) and "b1" in state.observation_string(0)
 
 
+def test_the_order_of_an_opening_hand_is_not_shown():
+    """The arbiter shows an opening hand sorted: the order its stones were dealt in stays unknown."""
+    spiel_game = og.load_game("surge")
+    first, second = spiel_game.new_initial_state(), spiel_game.new_initial_state()
+    for state, blue in ((first, (1, 4, 9)), (second, (9, 1, 4))):
+        for value in (*blue, 5, 5, 6, 2):  # Blue's opening hand, Orange's, Blue's first refill
+            state.apply_action(value - 1)
+    assert first.current_player() == second.current_player() == 0
+    assert views(first, 0) == views(second, 0)
+    assert views(first, 1) == views(second, 1)
+    assert "hand [1, 4, 9] " in first.information_state_string(0)
+    assert "hand [1] " not in first.information_state_string(0)
+    assert "hand [1, 4] " not in first.information_state_string(0)
+
+
 def test_the_record_kept_along_the_way_equals_a_replay_of_the_history():
     spiel_game = og.load_game("surge")
     states = list(random_surge_states(games=1, seed=2))

@@ -364,9 +364,14 @@ def surge_observation_text(obs: SurgeObservation) -> str:
 
 
 def deal_observation(draws: Sequence[Sequence[int]], seat: int) -> SurgeObservation:
-    """What ``seat`` knows while the opening hands are being drawn: its own stones drawn so far."""
+    """What ``seat`` knows while the opening hands are dealt: its hand once its three stones are in.
+
+    The arbiter shows a seat its opening hand sorted, never the order its three stones came in, so
+    neither does this: the hand appears, sorted, once the third stone is dealt. The opponent's
+    hand is shown by its size, as always.
+    """
     p = seat - 1
-    own = sorted(draws[p])
+    own = sorted(draws[p]) if len(draws[p]) >= HAND_SIZE else []
     left = Counter(STONES)
     left.subtract(own)
     return SurgeObservation(
