@@ -473,3 +473,92 @@ def test_a_local_match_replays_in_openspiel_to_the_same_end(game, options):
             if player != CHANCE
         ]
         assert played == [text for text in result.actions if text != "skip"]
+
+
+# --- Surge: resampling what a player cannot see ------------------------------------------------------
+
+
+def test_a_resampled_state_is_one_the_player_cannot_tell_apart():
+    rng = random.Random(6)
+    checked = differs = 0
+    for state in random_surge_states(games=1, seed=6):
+        if not state.is_player_node():
+            continue
+        player = state.current_player()
+        sampled = state.resample(player, rng)
+        checked += 1
+        assert views(sampled, player) == views(state, player)
+        assert sampled.legal_actions() == state.legal_actions()
+        differs += views(sampled, 1 - player) != views(state, 1 - player)
+    assert checked > 20 and differs > checked // 2, (checked, differs)
+
+
+def test_the_hidden_stones_are_sampled_with_their_true_chance():
+    """Against brute force: Orange placed a 10 (seen), was refilled, placed a stone face down, was
+    refilled. Every value sequence of its first five draws is weighed by its chance, kept if the 10
+    was in the opening hand, and split over the stone placed face down (any of the hand's three)."""
+    from itertools import product
+
+    steps = [("place", 10), ("draw", None), ("place", None), ("draw", None)]
+    exact_down = dict.fromkeys(range(1, 11), 0.0)
+    exact_ten_in_hand = total = 0.0
+    for seq in product(range(1, 11), repeat=5):
+        left = Counter(STONES)
+        chance = 1.0
+        for k, value in enumerate(seq):
+            chance *= left[value] / (20 - k)
+            left[value] -= 1
+            if chance == 0.0:
+                break
+        if chance == 0.0 or 10 not in seq[:3]:
+            continue
+        hand = list(seq[:3])
+        hand.remove(10)
+        hand.append(seq[3])
+        for down in set(hand):
+            weight = chance * hand.count(down) / 3
+            final = list(hand)
+            final.remove(down)
+            final.append(seq[4])
+            exact_down[down] += weight
+            exact_ten_in_hand += weight * (10 in final)
+            total += weight
+    rng = random.Random(9)
+    n = 4000
+    sampled_down: Counter[int] = Counter()
+    ten_in_hand = 0
+    for _ in range(n):
+        opening, (ten, refill, down, refill2) = og.sample_hidden_stones(steps, rng)
+        assert ten == 10 and 10 in opening
+        final = [*opening, refill]
+        final.remove(10)
+        final.remove(down)
+        final.append(refill2)
+        sampled_down[down] += 1
+        ten_in_hand += 10 in final
+    for value in range(1, 11):
+        assert abs(sampled_down[value] / n - exact_down[value] / total) < 0.025, value
+    assert abs(ten_in_hand / n - exact_ten_in_hand / total) < 0.025
+
+
+def test_openspiels_ismcts_plays_surge_with_the_resampler():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    spiel_game = og.load_game("surge")
+    rng = random.Random(1)
+    numbers = np.random.RandomState(1)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=numbers)
+    bot = ismcts.ISMCTSBot(spiel_game, evaluator, uct_c=2.0, max_simulations=8, random_state=numbers)
+    bot.set_resampler(lambda state, player: state.resample(player, rng))
+    state = spiel_game.new_initial_state()
+    decisions = 0
+    while not state.is_terminal() and decisions < 4:
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(actions, probs)[0])
+            continue
+        action = bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        decisions += 1
+    assert decisions == 4

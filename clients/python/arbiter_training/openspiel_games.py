@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import combinations
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -55,6 +57,9 @@ from .encoding import Codec, FlankCodec, SurgeCodec
 GAME_NAMES = {"torrent": "arbiter_torrent", "fravan": "arbiter_fravan", "surge": "arbiter_surge"}
 #: Every player's stones: two of each value 1..10.
 TOTAL_STONES = len(STONES)
+CHANCE_PLAYER = int(pyspiel.PlayerId.CHANCE)
+#: Whose stone each of the first chance nodes deals: Blue's opening hand, then Orange's.
+DEAL = (0, 0, 0, 1, 1, 1)
 
 
 def load_game(game: str = "torrent", size: int | None = None) -> Any:
@@ -413,6 +418,109 @@ def draw_probabilities(drawn: Sequence[int]) -> list[tuple[int, float]]:
     return [(value - 1, count / total) for value, count in sorted(left.items())]
 
 
+# --- Surge: sampling what a player cannot see -----------------------------------------------------
+
+Hand = tuple[int, ...]  # a hand as a sorted tuple of values
+#: One step of a player's stones, in the order they happen: ("place", value), ("place", None) for
+#: a stone still face down, and ("draw", None) for the stone that then joins the hand.
+Step = tuple[str, int | None]
+#: What the sampler follows: the hand, and the value of the stone face down (0 for none).
+_Hidden = tuple[Hand, int]
+
+
+@lru_cache(maxsize=1)
+def _opening_hands() -> dict[_Hidden, float]:
+    """Every opening hand and its chance: stones taken three at a time from two of each value."""
+    counts: Counter[Hand] = Counter(tuple(sorted(c)) for c in combinations(STONES, HAND_SIZE))
+    total = sum(counts.values())
+    return {(hand, 0): n / total for hand, n in counts.items()}
+
+
+def _without(hand: Hand, value: int) -> Hand:
+    out = list(hand)
+    out.remove(value)
+    return tuple(out)
+
+
+def _step_moves(hidden: _Hidden, placed: Counter[int], step: Step) -> list[tuple[_Hidden, float, int]]:
+    """Where one step leads from ``hidden``: (what follows, its chance or weight, the stone)."""
+    hand, down = hidden
+    kind, value = step
+    if kind == "draw":
+        pool = Counter(STONES) - placed - Counter(hand) - Counter([down] if down else [])
+        total = sum(pool.values())
+        return [((tuple(sorted((*hand, v))), down), n / total, v) for v, n in sorted(pool.items())]
+    if value is not None:
+        return [((_without(hand, value), down), 1.0, value)] if value in hand else []
+    # A face-down placement: any stone of the hand, each as likely (the player's choice is unknown).
+    return [((_without(hand, v), v), hand.count(v) / len(hand), v) for v in sorted(set(hand))]
+
+
+@lru_cache(maxsize=64)
+def _filter(steps: tuple[Step, ...]) -> tuple[list[dict[_Hidden, float]], list[Counter[int]]]:
+    """The forward pass: after each step, every (hand, face-down stone) and its weight; and the
+    stones placed before each step. Kept for the last few step lists (a search resamples one
+    position many times). The caller must not change what it returns."""
+    forward: list[dict[_Hidden, float]] = [_opening_hands()]
+    placed_before: list[Counter[int]] = []
+    placed: Counter[int] = Counter()
+    for step in steps:
+        placed_before.append(placed.copy())
+        nxt: dict[_Hidden, float] = {}
+        for hidden, weight in forward[-1].items():
+            for after, p, _ in _step_moves(hidden, placed, step):
+                nxt[after] = nxt.get(after, 0.0) + weight * p
+        if not nxt:
+            raise ValueError("no draw history fits these placements")
+        forward.append(nxt)
+        if step[0] == "place" and step[1] is not None:
+            placed[step[1]] += 1
+    return forward, placed_before
+
+
+def _step_back(hidden: _Hidden, placed: Counter[int], step: Step) -> list[tuple[_Hidden, float, int]]:
+    """Where one step can have come from to reach ``hidden``: (before, its chance, the stone)."""
+    hand, down = hidden
+    kind, value = step
+    if kind == "draw":
+        out = []
+        for v in sorted(set(hand)):
+            before = (_without(hand, v), down)
+            out += [(before, p, stone) for _, p, stone in _step_moves(before, placed, step) if stone == v]
+        return out
+    if value is not None:
+        return [((tuple(sorted((*hand, value))), down), 1.0, value)]
+    before_hand = tuple(sorted((*hand, down)))
+    return [((before_hand, 0), before_hand.count(down) / len(before_hand), down)]
+
+
+def sample_hidden_stones(steps: Sequence[Step], rng: Any) -> tuple[Hand, list[int]]:
+    """A draw history of one player that fits everything seen of it, drawn with its true chance.
+
+    ``steps`` are the player's steps after its opening hand, in the order they happen (each
+    placement, with its value or ``None`` while face down, then the stone that refills the hand).
+    Returns the opening hand in a random order and, for each step, the stone placed or drawn.
+    Exact forward filtering, backward sampling over the player's hand (at most three stones, so a
+    few hundred hands at each step): every draw history that fits is drawn with probability
+    proportional to the chance of its draws (and a face-down stone is any stone of the hand, each
+    as likely, since the player's choice is unknown).
+    """
+    forward, placed_before = _filter(tuple(steps))
+    last = list(forward[-1])
+    hidden = rng.choices(last, [forward[-1][h] for h in last])[0]
+    stones: list[int] = []
+    for n in range(len(steps) - 1, -1, -1):
+        options = [
+            (before, forward[n].get(before, 0.0) * p, stone)
+            for before, p, stone in _step_back(hidden, placed_before[n], steps[n])
+        ]
+        hidden, _, stone = rng.choices(options, [w for _, w, _ in options])[0]
+        stones.append(stone)
+    opening = list(hidden[0])
+    rng.shuffle(opening)
+    return tuple(opening), stones[::-1]
+
+
 class SurgeSpielObserver:
     """A seat's view of a Surge state: exactly what ``observe(state, seat)`` gives that seat.
 
@@ -589,6 +697,85 @@ class SurgeSpielState(pyspiel.State):  # type: ignore[misc]
                 self.log[seat - 1].append(f"you played {self.arbiter_game.format_action(move)}")
             self._play_forced()
         self._log_observations()
+
+    def resample(self, player: int, rng: Any = None) -> SurgeSpielState:
+        """A state ``player`` cannot tell from this one, drawn with its chance given what it saw.
+
+        The opponent's hidden stones (its draws, its hand, a stone of it still face down) are
+        sampled by :func:`sample_hidden_stones`; everything ``player`` saw stays as it was. For
+        OpenSpiel's ``ISMCTSBot``: ``bot.set_resampler(lambda state, p: state.resample(p, rng))``.
+        ``rng`` is a ``random.Random`` (a new one if None).
+        """
+        import random
+
+        if not self.is_player_node() or self.current_player() != player:
+            raise ValueError(f"resample a state where player {player} is to place")
+        rng = rng or random.Random()
+        opponent = 1 - player
+        history = [(item.player, item.action) for item in self.full_history()]
+        hidden_square = self._face_down_square(opponent)
+        steps, where = self._steps_of(opponent, history, hidden_square is not None)
+        opening, stones = sample_hidden_stones(steps, rng)
+        actions = [action for _, action in history]
+        opening_at = [i for i, owner in enumerate(DEAL) if owner == opponent]
+        for i, value in zip(opening_at, opening, strict=True):
+            actions[i] = value - 1
+        for i, step, value in zip(where, steps, stones, strict=True):
+            if step[0] == "draw":
+                actions[i] = value - 1
+            elif step[1] is None:
+                assert hidden_square is not None
+                actions[i] = self.fixed.index[opponent][PlaceStone(value, hidden_square)]
+        state = self.fixed.game.new_initial_state()
+        for action in actions:
+            state.apply_action(action)
+        resampled: SurgeSpielState = state
+        return resampled
+
+    def _steps_of(
+        self, owner: int, history: Sequence[tuple[int, int]], face_down: bool
+    ) -> tuple[list[Step], list[int]]:
+        """``owner``'s steps after its opening hand, as they happen, and their indices in ``history``.
+
+        Each placement comes first, then the stone that refills the hand (which this model draws
+        at the chance node just before the placement). With ``face_down``, the owner's last
+        placement is still face down: its value is left out.
+        """
+        # A chance node after the deal draws for the player who places next (see drawing_player).
+        owners: list[int] = []
+        upcoming = self.current_player()
+        for who, _ in reversed(history):
+            owners.append(upcoming if who == CHANCE_PLAYER else who)
+            if who != CHANCE_PLAYER:
+                upcoming = who
+        owners.reverse()
+        last = max((i for i, (who, _) in enumerate(history) if who == owner), default=-1)
+        steps: list[Step] = []
+        where: list[int] = []
+        refill: int | None = None
+        for i in range(len(DEAL), len(history)):
+            who, action = history[i]
+            if owners[i] != owner:
+                continue
+            if who == CHANCE_PLAYER:
+                refill = i
+                continue
+            placement = self.codec.actions(owner + 1)[action]
+            assert isinstance(placement, PlaceStone)
+            steps.append(("place", None if face_down and i == last else placement.value))
+            where.append(i)
+            if refill is not None:
+                steps.append(("draw", None))
+                where.append(refill)
+                refill = None
+        return steps, where
+
+    def _face_down_square(self, owner: int) -> str | None:
+        """The square of ``owner``'s stone placed face down this round, if there is one now."""
+        if self.engine.state is None:
+            return None
+        seen = self.observation(2 - owner)  # as the other seat sees it
+        return next((square for square, colour, _ in seen.face_down if colour == COLOURS[owner]), None)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
