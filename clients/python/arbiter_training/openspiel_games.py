@@ -894,6 +894,7 @@ __all__ = [
     "load_game",
     "remaining",
     "returns_of",
+    "sample_hidden_stones",
     "surge_max_game_length",
     "surge_observation_text",
 ]
