@@ -22,6 +22,10 @@ and Orange's three of the opening hands, then, just before each placement that r
 the stone that refills it. The placer does not see it until it has placed (the observations
 come from the engine, whose hand shows the refill only after the placement), so drawing it just
 before or just after the placement is the same game. Chance action ``v - 1`` draws value ``v``.
+
+Surge's hidden stones. ``SurgeSpielState.resample(player, rng)`` draws a state the player cannot
+tell from the real one (for information-set searches such as OpenSpiel's ``ISMCTSBot``), and the
+``replay`` methods load a finished arbiter match (Surge's by its revealed seed).
 """
 
 from __future__ import annotations
