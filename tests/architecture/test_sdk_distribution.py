@@ -46,4 +46,6 @@ def test_the_sdk_wheel_holds_no_server_code_and_needs_no_server_library(tmp_path
     # The training environments' libraries only with the optional extra.
     training = {name(line) for line in requires if 'extra == "training"' in line}
     assert training == {"pettingzoo", "gymnasium", "numpy"}
-    assert "arbiter_training/py.typed" in names
+    openspiel = {name(line) for line in requires if 'extra == "openspiel"' in line}
+    assert openspiel == {"open_spiel", "pettingzoo", "gymnasium", "numpy"}
+    assert "arbiter_training/py.typed" in names and "arbiter_training/openspiel_games.py" in names
