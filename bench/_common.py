@@ -97,7 +97,7 @@ def served_process(
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:
         address = f"127.0.0.1:{port}"
-        asyncio.run(wait_ready(address))
+        asyncio.run(wait_ready(address, timeout=120.0))  # a loaded machine starts slowly
         yield Served(address, server.pid)
     finally:
         server.terminate()
