@@ -45,27 +45,60 @@ async def wait_ready(address: str, timeout: float = 30.0) -> None:
                 raise
 
 
+class Served:
+    """An ``arbiter serve`` process started by ``served_process``: its address and its CPU time."""
+
+    def __init__(self, address: str, pid: int) -> None:
+        self.address = address
+        self.pid = pid
+
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the process has used so far (Linux: /proc/PID/stat)."""
+        import os
+
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextlib.contextmanager
 def serve_process(*serve_args: str, profile: str | None = None) -> Iterator[str]:
     """Run ``arbiter serve ARGS`` in its own process on a free port; yields its address.
 
     ``profile``: run it under cProfile and write the statistics of its main thread to that file.
     """
+    with served_process(*serve_args, profile=profile) as served:
+        yield served.address
+
+
+@contextlib.contextmanager
+def served_process(
+    *serve_args: str, profile: str | None = None, root: Path | None = None
+) -> Iterator[Served]:
+    """Run ``arbiter serve ARGS`` in its own process on a free port (as ``serve_process``).
+
+    ``profile``: run it under cProfile and write the statistics of its main thread to that file.
+    ``root``: run the arbiter of another checkout of the project (to compare two versions with
+    the same benchmark); a checkout from before the store had no ``--database`` option and no
+    store, so none is given to it.
+    """
     import asyncio
     import os
     import subprocess
 
+    root = root or ROOT
     port = free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(ROOT / d) for d in ("server", "clients/python")))
+    path = [str(root / d) for d in ("server", "clients/python") if (root / d).is_dir()]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     command = [sys.executable, *profiler, "-m", "arbiter.cli", "serve", "--port", str(port)]
     command += ["--log-level", "warning"]
-    command += ["--database", "none"]  # no store: the match core alone (bench/ladder.py measures the store)
+    if (root / "server" / "arbiter" / "store").is_dir():
+        command += ["--database", "none"]  # no store: the match core alone (bench/ladder.py measures it)
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:
         address = f"127.0.0.1:{port}"
-        asyncio.run(wait_ready(address))
-        yield address
+        asyncio.run(wait_ready(address, timeout=120.0))  # a loaded machine starts slowly
+        yield Served(address, server.pid)
     finally:
         server.terminate()
         server.wait(30)
@@ -152,4 +185,14 @@ async def instant_bot(
     return counts
 
 
-__all__ = ["convert", "instant_action", "instant_bot", "median", "pb", "percentile"]
+__all__ = [
+    "Served",
+    "convert",
+    "instant_action",
+    "instant_bot",
+    "median",
+    "pb",
+    "percentile",
+    "serve_process",
+    "served_process",
+]

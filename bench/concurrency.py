@@ -1,12 +1,17 @@
 """Many simultaneous matches of instant random bots against one arbiter process.
 
     python bench/concurrency.py [--matches 200] [--games 3] [--game torrent] [--size 7]
+                                [--arbiter-from DIR] [--profile FILE]
 
 Starts `arbiter serve` as a separate process (one core for it, one for the bots), connects
 2 x MATCHES instant bots from this process, lets each pair play GAMES games, and prints the
 moves per second, the p50/p99 time the arbiter charged per move (turn sent -> answer received,
 read from the match records), and how many matches ended by timeout (there must be none: the
-cap per decision is 10 s, far above any real answer time).
+cap per decision is 10 s, far above any real answer time). Also the CPU time (user + system)
+each process used per move: on a shared machine it moves much less than the wall-clock figures.
+
+``--arbiter-from DIR`` runs the arbiter of another checkout (an older commit, say) against the
+same bots, so that two versions are compared with one benchmark.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
 
 import grpc
-from _common import convert, instant_bot, median, percentile, serve_process
+from _common import convert, instant_bot, median, percentile, served_process
 
 
 async def run_bots(address: str, matches: int, games: int, spec: object) -> tuple[int, float, int]:
@@ -43,6 +49,12 @@ def main() -> None:
     parser.add_argument("--game", default="torrent", choices=["torrent", "fravan", "surge"])
     parser.add_argument("--size", type=int, default=7)
     parser.add_argument(
+        "--arbiter-from",
+        metavar="DIR",
+        type=Path,
+        help="run the arbiter of this checkout of the project (default: this one)",
+    )
+    parser.add_argument(
         "--profile",
         metavar="FILE",
         help="profile the arbiter (cProfile) and print where its main thread spent time",
@@ -62,10 +74,14 @@ def main() -> None:
             "--per-decision",
             "10",
         ]
-        with serve_process(*serve_args, profile=args.profile) as address:
+        with served_process(*serve_args, profile=args.profile, root=args.arbiter_from) as served:
             options = {} if args.game == "surge" else {"size": args.size}
             spec = convert.spec_to_pb(args.game, options)
-            moves, wall, rejected = asyncio.run(run_bots(address, args.matches, args.games, spec))
+            arbiter_cpu = served.cpu_seconds()
+            bots_cpu = _own_cpu_seconds()
+            moves, wall, rejected = asyncio.run(run_bots(served.address, args.matches, args.games, spec))
+            arbiter_cpu = served.cpu_seconds() - arbiter_cpu
+            bots_cpu = _own_cpu_seconds() - bots_cpu
         charged = []
         reasons: dict[str, int] = {}
         for path in records.glob("*.json"):
@@ -80,8 +96,17 @@ def main() -> None:
         f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms"
     )
     print(f"match endings: {reasons}; timeouts: {reasons.get('timeout', 0)}; rejected moves: {rejected}")
+    print(
+        f"CPU per move: arbiter {arbiter_cpu / moves * 1e6:.0f} us ({arbiter_cpu:.1f} s), "
+        f"bots' process {bots_cpu / moves * 1e6:.0f} us ({bots_cpu:.1f} s)"
+    )
     if args.profile:
         print_profile(args.profile)
+
+
+def _own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def print_profile(path: str) -> None:

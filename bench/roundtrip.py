@@ -7,13 +7,16 @@ on its monotonic clock) as median and p99, the wall time per move for the whole 
 arbiter's own work between moves: rules, observation, conversion), and the same median/p99 for a
 bare bidi echo that sends a real mid-game Move and answers a real mid-game Turn (protobuf parsed
 on both sides). Everything runs in this one process on one event loop; R rounds alternate N
-arbiter games with as many echo round trips as those games had moves.
+arbiter games with as many echo round trips as those games had moves. Also the process's CPU
+time (user + system, all threads) per move and per echo round trip: on a shared machine it moves
+much less than the wall-clock figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import time
 from typing import Any
 
@@ -29,6 +32,11 @@ from arbiter_wire import convert
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
 ECHO_METHOD = "/bench.Echo/Bidi"
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 class EchoServer:
@@ -119,6 +127,8 @@ async def main(games: int, rounds: int) -> None:
     charged: list[float] = []
     echo: list[float] = []
     wall = 0.0
+    arbiter_cpu = 0.0
+    echo_cpu = 0.0
     moves = 0
     echo_server: EchoServer | None = None
     move: pb.PlayRequest | None = None
@@ -129,10 +139,12 @@ async def main(games: int, rounds: int) -> None:
         for _ in range(rounds):
             before = len(ended)
             started = time.perf_counter()
+            cpu_started = cpu_seconds()
             await asyncio.gather(
                 instant_bot(channel, "ta", spec, games, 1), instant_bot(channel, "tb", spec, games, 2)
             )
             wall += time.perf_counter() - started
+            arbiter_cpu += cpu_seconds() - cpu_started
             records = [m.record for m in ended[before:]]
             batch = [a["charged"] for r in records for a in r["actions"] if a["charged"] is not None]
             charged += batch
@@ -142,7 +154,9 @@ async def main(games: int, rounds: int) -> None:
                 echo_server = EchoServer(turn)
                 await echo_server.start()
             assert move is not None
+            cpu_started = cpu_seconds()
             echo += await echo_server.round_trips(move, len(batch))
+            echo_cpu += cpu_seconds() - cpu_started
     assert echo_server is not None and turn is not None and move is not None
     await echo_server.stop()
     await server.stop(0.1)
@@ -161,6 +175,11 @@ async def main(games: int, rounds: int) -> None:
     )
     print(f"ratio charged/echo (median): {median(charged) / median(echo):.2f}x")
     print(f"ratio whole cycle/echo (median): {wall / moves / median(echo):.2f}x")
+    print(
+        f"CPU per move (whole cycle): {arbiter_cpu / moves * 1e6:.0f} us; "
+        f"per echo round trip: {echo_cpu / len(echo) * 1e6:.0f} us; "
+        f"ratio {arbiter_cpu / moves / (echo_cpu / len(echo)):.2f}x"
+    )
 
 
 if __name__ == "__main__":

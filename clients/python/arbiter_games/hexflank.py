@@ -180,12 +180,18 @@ class Geometry:
                 if (q - forward[0], r - forward[1]) not in index:  # p starts a line
                     lines.append((p, *rays[p][2 * a]))
         self.lines = lines
-        # All lines end to end with a separator (index ``count`` reads the sentinel cell).
+        # All lines end to end with a separator (index ``count`` reads the sentinel cell), and for
+        # each position of that text the territory slot (axis * count + point; -1: separator).
         flat: list[int] = []
-        for line in lines:
+        slots: list[int] = []
+        per_axis = len(lines) // 3
+        for number, line in enumerate(lines):
             flat.extend(line)
             flat.append(self.count)
-        self.line_points = flat
+            base = number // per_axis * self.count
+            slots.extend(base + p for p in line)
+            slots.append(-1)
+        self.line_slots = slots
         self.line_getter = itemgetter(*flat)
         # Row boundaries for board text: rows from the highest row number down.
         rows: list[list[int]] = []
@@ -219,6 +225,8 @@ class FlankState:
         "over",
         "passes_in_row",
         "swapped",
+        "territory",
+        "territory_from",
         "unsettled",
     )
 
@@ -234,6 +242,11 @@ class FlankState:
     last_action: FlankAction | None
     over: bool
     unsettled: bool
+    #: A cache for ``scores`` (never part of the position): the territory of this board, or None.
+    territory: Territory | None
+    #: When ``territory`` is None, what it follows from: the territory of the board before the
+    #: last placement, the point placed and the stones its cascade flipped.
+    territory_from: tuple[Territory, int, list[int]] | None
 
     def copy(self) -> FlankState:
         new = FlankState.__new__(FlankState)
@@ -249,6 +262,8 @@ class FlankState:
         new.last_action = self.last_action
         new.over = self.over
         new.unsettled = self.unsettled
+        new.territory = self.territory  # shared: a Territory is never changed once built
+        new.territory_from = self.territory_from
         return new
 
     @property
@@ -287,6 +302,114 @@ class FlankState:
             self.over,
             self.unsettled,
         )
+
+
+class Territory:
+    """The points each colour flanks on one board, per axis (the cache behind ``scores``).
+
+    ``flanks[axis * count + point]`` is 1 (Black) or 2 (White) when ``point`` is the midpoint of
+    two consecutive stones of that colour on its line along ``axis``, else 0. ``board`` is the
+    board it was computed for: a state whose board no longer equals it computes afresh.
+    """
+
+    __slots__ = ("black", "board", "flanks", "white")
+
+    def __init__(self, board: bytes, flanks: bytearray, count: int) -> None:
+        self.board = board
+        self.flanks = flanks
+        # A point is a colour's territory when flanked on some axis by that colour and on none by
+        # the other: OR the three axes byte by byte (as big integers: no carry between bytes).
+        merged = (
+            int.from_bytes(flanks[:count], "little")
+            | int.from_bytes(flanks[count : 2 * count], "little")
+            | int.from_bytes(flanks[2 * count :], "little")
+        ).to_bytes(count, "little")
+        self.black = merged.count(1)
+        self.white = merged.count(2)
+
+
+def _territory_afresh(state: FlankState) -> Territory:
+    """Every line read at once as one string (``.`` ``B`` ``W``, ``|`` between lines) and scanned
+    with a regular expression for flanked midpoints, which keeps the work in C."""
+    board = state.board
+    geo = state.geo
+    text = bytes(geo.line_getter(board + b"\x03")).translate(_LINE_BYTES)
+    flanks = bytearray(3 * geo.count)
+    slots = geo.line_slots
+    for m in _FLANKED_MIDPOINT.finditer(text):
+        start, end = m.span()
+        flanks[slots[start + 1 + (end - start - 1) // 2]] = 1 if m.group(1) == b"B" else 2
+    return Territory(bytes(board), flanks, geo.count)
+
+
+def _first_stone(board: bytearray, ray: Sequence[int]) -> int:
+    """How many points along ``ray`` come before its first stone (-1: none on it)."""
+    for k, q in enumerate(ray):
+        if board[q]:
+            return k
+    return -1
+
+
+def _territory_after(state: FlankState, before: Territory, placed: int, flipped: list[int]) -> Territory:
+    """The territory after one placement and its cascade, from the territory before it.
+
+    Only the lines through a changed stone change: on each axis, the gap the placed stone split
+    loses its midpoint, and the gaps on either side of the placed stone and of every flipped stone
+    get their midpoints' values from the two stones bounding them.
+    """
+    board = state.board
+    geo = state.geo
+    count = geo.count
+    rays = geo.rays
+    flanks = bytearray(before.flanks)
+    for p in (placed, *flipped):
+        colour = board[p] & 3
+        rays_of_p = rays[p]
+        for axis in range(3):
+            base = axis * count
+            left = rays_of_p[2 * axis]
+            right = rays_of_p[2 * axis + 1]
+            i = _first_stone(board, left)
+            j = _first_stone(board, right)
+            if p == placed and i >= 0 and j >= 0 and (i + j) % 2 == 0:
+                # The gap between the two stones around the placed one had a midpoint: gone.
+                shift = (j - i) // 2
+                flanks[base + (p if shift == 0 else right[shift - 1] if shift > 0 else left[-shift - 1])] = 0
+            if i > 0 and i % 2 == 1:  # a stone at an even distance (i + 1) on the left: a midpoint
+                flanks[base + left[i // 2]] = colour if board[left[i]] & 3 == colour else 0
+            if j > 0 and j % 2 == 1:
+                flanks[base + right[j // 2]] = colour if board[right[j]] & 3 == colour else 0
+    return Territory(bytes(board), flanks, count)
+
+
+def _territory_before_placing(state: FlankState, placed: int) -> list[int]:
+    """Keep the territory of the board about to change as the start of the next one; returns
+    the list the cascade fills with the stones it flips."""
+    territory = state.territory
+    flipped: list[int] = []
+    # Only a territory computed for this very board leads to the next (a board changed by other
+    # means than ``apply_in_place`` is read afresh).
+    if territory is not None and territory.board == state.board:
+        state.territory_from = (territory, placed, flipped)
+    else:
+        state.territory_from = None
+    state.territory = None
+    return flipped
+
+
+def _territory(state: FlankState) -> Territory:
+    """The state's territory: cached, else derived from the one before its last placement."""
+    territory = state.territory
+    if territory is not None and territory.board == state.board:
+        return territory
+    source = state.territory_from
+    if source is not None and territory is None:
+        territory = _territory_after(state, *source)
+    else:
+        territory = _territory_afresh(state)
+    state.territory = territory
+    state.territory_from = None
+    return territory
 
 
 def _flip_verdict(
@@ -360,6 +483,8 @@ class FlankRules:
         st.last_action = None
         st.over = False
         st.unsettled = False
+        st.territory = None
+        st.territory_from = None
         return st
 
     # --- queries ------------------------------------------------------------------------
@@ -384,19 +509,14 @@ class FlankRules:
         """Stones plus territory for each colour, at this moment.
 
         Along each line, two consecutive stones of one colour an even number of points apart
-        flank the empty midpoint; a point flanked only by one colour is its territory. All lines
-        are read at once as one string (``.`` ``B`` ``W``, ``|`` between lines) and scanned with
-        a regular expression, which keeps the work in C.
+        flank the empty midpoint; a point flanked only by one colour is its territory. The
+        territory is kept with the state and carried from one placement to the next (only the
+        lines through the stones that changed are read again); see ``Territory``.
         """
         board = state.board
-        geo = state.geo
-        text = bytes(geo.line_getter(board + b"\x03")).translate(_LINE_BYTES)
-        flanked = bytearray(len(board))
-        flat = geo.line_points
-        for m in _FLANKED_MIDPOINT.finditer(text):
-            flanked[flat[m.start() + 1 + (m.end() - m.start() - 1) // 2]] |= 1 if m.group(1) == b"B" else 2
-        black = board.count(1) + board.count(1 | LOCK) + flanked.count(1)
-        white = board.count(2) + board.count(2 | LOCK) + flanked.count(2)
+        territory = _territory(state)
+        black = board.count(1) + board.count(1 | LOCK) + territory.black
+        white = board.count(2) + board.count(2 | LOCK) + territory.white
         return {BLACK: black, WHITE: white}
 
     def scores_by_seat(self, state: FlankState) -> dict[int, int]:
@@ -498,6 +618,7 @@ class FlankRules:
             board = state.board
             if board[p]:
                 raise IllegalAction(f"{action.point} is occupied")
+            flipped = _territory_before_placing(state, p)
             mover = state.mover_code
             board[p] = mover
             state.events[p] = state.next_event
@@ -507,7 +628,7 @@ class FlankRules:
             state.action_count += 1
             state.passes_in_row = 0
             state.last_action = action
-            self._cascade(state, p, mover)
+            self._cascade(state, p, mover, flipped)
             return
         if type(action) is Pass:
             if state.action_count == 0:
@@ -529,8 +650,9 @@ class FlankRules:
             return
         raise MalformedAction(f"not a {self.name} action: {_shown(action)}")
 
-    def _cascade(self, state: FlankState, placed: int, mover: int) -> None:  # noqa: C901 - the engine's hot path, kept in one piece
-        """Stages A and B after a placement, until a round flips nothing or the guard stops it."""
+    def _cascade(self, state: FlankState, placed: int, mover: int, flipped: list[int]) -> None:  # noqa: C901 - the engine's hot path, kept in one piece
+        """Stages A and B after a placement, until a round flips nothing or the guard stops it.
+        Every stone flipped (and kept flipped) is appended to ``flipped``."""
         board = state.board
         events = state.events
         geo = state.geo
@@ -584,6 +706,7 @@ class FlankRules:
                 seen.add(key)
                 state.next_event = event + 1
                 for p, _ in flips:
+                    flipped.append(p)
                     dirty.add(p)
                     _nearest_stones(board, rays[p], dirty)
                 flipped_round = True
@@ -609,5 +732,7 @@ def state_from_observation(rules: FlankRules, obs: FlankObservation) -> FlankSta
     state.last_action = None if obs.last_action is None else rules.parse_action(obs.last_action)
     state.passes_in_row = 1 if obs.last_action == "pass" else 0
     state.over = obs.over
+    state.territory = None
+    state.territory_from = None
     state.unsettled = True  # unknown whether a guard cut the last cascade: re-examine every stone
     return state

@@ -11,6 +11,7 @@ from arbiter_wire.limits import ILLEGAL_POLICY_TO_PB, TIMEOUT_POLICY_TO_PB
 from arbiter_wire.status import status_for
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import common_pb2 as cpb
+from google.protobuf.duration_pb2 import Duration
 
 from .. import __version__
 from ..ladder.host import JoinAccepted
@@ -32,6 +33,13 @@ def clocks_pb(clocks: ClockReading) -> list[cpb.Clock]:
         cpb.Clock(seat=convert.seat_pb(seat), remaining=convert.duration_pb(left))
         for seat, left in clocks.items()
     ]
+
+
+def _set_duration(field: Duration, seconds: float) -> None:
+    """``field`` set in place to ``seconds`` (as ``convert.duration_pb`` would build it)."""
+    whole = int(seconds)
+    field.seconds = whole
+    field.nanos = round((seconds - whole) * 1e9)
 
 
 def _started(
@@ -59,19 +67,27 @@ def _started(
 
 
 def _turn(event: TurnIssued) -> pb.PlayResponse:
+    # The hot path: filled in place, field by field. Handing built messages to a constructor
+    # would copy them once into the Turn and again into the PlayResponse.
     observation = event.observation
-    return pb.PlayResponse(
-        turn=pb.Turn(
-            match_id=event.facts.match_id,
-            turn_id=event.turn_id,
-            observation=convert.observation_to_pb(observation),
-            legal=convert.legal_to_pb(event.facts.game.name, event.legal),
-            clocks=clocks_pb(event.clocks),
-            decision_limit=convert.duration_pb(event.decision_limit),
-            seat=convert.seat_pb(event.seat),
-            colour=convert.colour_pb(observation.colour),
-        )
-    )
+    facts = event.facts
+    response = pb.PlayResponse()
+    turn = response.turn
+    turn.match_id = facts.match_id
+    turn.turn_id = event.turn_id
+    turn.observation.CopyFrom(convert.observation_to_pb(observation))
+    turn.legal.CopyFrom(convert.legal_to_pb(facts.game.name, event.legal))
+    clocks = turn.clocks
+    for seat, left in event.clocks.items():
+        clock = clocks.add()
+        clock.seat = convert.seat_pb(seat)
+        if left is not None:
+            _set_duration(clock.remaining, left)
+    if event.decision_limit is not None:
+        _set_duration(turn.decision_limit, event.decision_limit)
+    turn.seat = convert.seat_pb(event.seat)
+    turn.colour = convert.colour_pb(observation.colour)
+    return response
 
 
 def _ended(event: MatchEnded, seat: int) -> pb.PlayResponse:
