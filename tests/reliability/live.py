@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 
-from arbiter.node import ArbiterConfig
+from arbiter.ladder.model import LadderConfig
+from arbiter.node import Arbiter, ArbiterConfig
 from arbiter.sessions.auth import BotDirectory
 from arbiter.transport.server import RunningServer, create_server
 from arbiter_games.policy import MatchPolicy
@@ -18,11 +19,14 @@ def token_of(name: str) -> str:
 
 @contextlib.asynccontextmanager
 async def live_server(
-    names: Iterable[str], control: TimeControl | None = None, policy: MatchPolicy | None = None
+    names: Iterable[str],
+    control: TimeControl | None = None,
+    policy: MatchPolicy | None = None,
+    ladders: Sequence[LadderConfig] = (),
 ) -> AsyncIterator[RunningServer]:
     """An in-process arbiter (``create_server``: the same servicer, sessions and hosting as
-    ``arbiter serve``, without a store) listening on a free port, knowing ``names`` with the
-    tokens ``token-NAME``."""
+    ``arbiter serve``, without a store; ``ladders`` run in memory) listening on a free port,
+    knowing ``names`` with the tokens ``token-NAME``."""
     bots = BotDirectory()
     for name in names:
         bots.add(name, token_of(name))
@@ -31,7 +35,7 @@ async def live_server(
         default_control=control or TimeControl(base=60.0, increment=1.0),
         policy=policy or MatchPolicy(),
     )
-    server = await create_server(config)
+    server = await create_server(config, arbiter=Arbiter(config, ladders=ladders))
     try:
         yield server
     finally:
