@@ -87,10 +87,18 @@ def _serialize(request: pb.PlayRequest | bytes) -> bytes:
 class SyncBot:
     """One Play call of a blocking gRPC client; a thread moves what arrives to ``inbox``."""
 
-    def __init__(self, address: str, name: str | None, token: str | None = None, raw: bool = False) -> None:
-        """``raw``: requests are written as given (bytes are sent as they are, unserialized)."""
+    def __init__(
+        self,
+        address: str,
+        name: str | None,
+        token: str | None = None,
+        raw: bool = False,
+        channel: grpc.Channel | None = None,
+    ) -> None:
+        """``raw``: requests are written as given (bytes are sent as they are, unserialized).
+        ``channel``: a channel to open the call on (closed with the bot), else a new one."""
         self.name = name
-        self.channel = grpc.insecure_channel(address)
+        self.channel = channel if channel is not None else grpc.insecure_channel(address)
         token = token if token is not None else (token_of(name) if name is not None else None)
         metadata = (("authorization", f"Bearer {token}"),) if token is not None else ()
         self.requests: queue.Queue[pb.PlayRequest | None] = queue.Queue()
@@ -159,7 +167,8 @@ class SyncBot:
                 return got
             got.append(item)
 
-    def close(self) -> None:
+    def close(self, keep_channel: bool = False) -> None:
         self.call.cancel()
         self.requests.put(None)
-        self.channel.close()
+        if not keep_channel:
+            self.channel.close()
