@@ -89,7 +89,7 @@ def check_call_end(error: grpc.RpcError | None) -> tuple[str, list[str]]:
 
     if error is None:
         return "", []
-    rich = rpc_status.from_call(error)  # type: ignore[arg-type]
+    rich = rpc_status.from_call(error)
     if rich is None:
         return "", [f"the call ended with {error.code()} without a rich status: {error.details()}"]
     return reason_of(rich), check_refusal(rich, "end of the call")

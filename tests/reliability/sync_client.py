@@ -109,7 +109,7 @@ class SyncBot:
                 response_deserializer=pb.PlayResponse.FromString,
             )
         else:
-            play = pb_grpc.BotServiceStub(self.channel).Play  # type: ignore[no-untyped-call]
+            play = pb_grpc.BotServiceStub(self.channel).Play
         self.call = play(self._requests(), metadata=metadata)
         self.inbox: queue.Queue[pb.PlayResponse | Ended] = queue.Queue()
         self.ended: Ended | None = None

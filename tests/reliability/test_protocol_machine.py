@@ -8,7 +8,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from .protocol_machine import ProtocolMachine, shared, stop_shared
 
 KINDS = (
-    "matches", "accepted", "stale", "not_your_turn", "acknowledged", "illegal", "malformed",
+    "matches", "ended", "accepted", "stale", "not_your_turn", "acknowledged", "illegal", "malformed",
     "unknown_match", "seek_refused", "ladder_refused", "reconnects", "replaced",
 )  # fmt: skip
 
