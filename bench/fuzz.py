@@ -7,6 +7,7 @@
 random bytes, now and then one over 64 KiB), each written as it is on a live Play call of an
 in-process arbiter, then read up to a barrier. Prints progress and the rate, then what came back
 (by message kind and by the status that ended calls); exits 1 on any crash or undocumented refusal.
+Ctrl-C stops it early and still prints the figures of the cases run.
 
 --stateful N: N examples of the stateful machine (tests/reliability/protocol_machine.py), 50
 steps each, with fresh randomness (the suite runs 30 derandomized ones).
@@ -45,14 +46,19 @@ def bytes_fuzz(cases: int, seed: int) -> int:
             print(f"  {figures.cases} cases, {rate:.0f}/s, {len(figures.problems)} problems", flush=True)
         assert not figures.problems, figures.problems[:5]
 
+    interrupted = False
     try:
-        seed_(seed)(case)()
+        try:
+            seed_(seed)(case)()
+        except KeyboardInterrupt:
+            interrupted = True  # Ctrl-C: report the cases run so far
         alive = target.alive()
     finally:
         target.stop()
     figures = target.figures
     seconds = time.monotonic() - started
-    print(f"cases: {figures.cases} in {seconds:.0f} s ({figures.cases / seconds:.0f}/s)")
+    stopped = " (interrupted)" if interrupted else ""
+    print(f"cases: {figures.cases}{stopped} in {seconds:.0f} s ({figures.cases / seconds:.0f}/s)")
     print(f"messages back: {dict(sorted(figures.answered.items()))}")
     print(f"calls ended (then connected again): {dict(sorted(figures.call_ends.items()))}")
     print(f"matches played alongside: {figures.matches}")
@@ -60,7 +66,7 @@ def bytes_fuzz(cases: int, seed: int) -> int:
     print(f"problems: {len(figures.problems)}; the arbiter answers a new connection afterwards: {alive}")
     for problem in figures.problems[:20]:
         print(f"  {problem}")
-    return 0 if alive and not figures.problems and not target.log.failures else 1
+    return 0 if alive and not interrupted and not figures.problems and not target.log.failures else 1
 
 
 def stateful(examples: int) -> int:

@@ -127,6 +127,10 @@ class FuzzTarget:
                 move = pb.Move(match_id=turn.match_id, turn_id=turn.turn_id, action=action)
                 opponent.send(pb.PlayRequest(move=move))
 
+    def valid_move(self) -> bytes:
+        """A legal Move for the pending turn (so that the match goes on), unmutated."""
+        return self.seeds()[0]
+
     def seeds(self) -> list[bytes]:
         """Valid requests of this moment, serialized: the material mutations start from."""
         turn = self.turn
@@ -197,25 +201,32 @@ class FuzzTarget:
         self.server.stop()
 
 
-def mutated(seeds: list[bytes]) -> st.SearchStrategy[bytes]:
-    """Valid requests with bytes flipped, cut, inserted or repeated."""
+def mutated(target: FuzzTarget) -> st.SearchStrategy[bytes]:
+    """The target's valid requests of the moment (its pending turn's legal Move among them), with
+    0 to 4 mutations: bytes flipped, cut, inserted, repeated or set to special values."""
 
     @st.composite
     def mutate(draw: st.DrawFn) -> bytes:
-        data = bytearray(draw(st.sampled_from(seeds)))
-        for _ in range(draw(st.integers(1, 4))):
+        seeds = target.seeds()  # at each draw: the match goes on between cases
+        data = bytearray(seeds[draw(st.integers(0, len(seeds) - 1))])
+        draw(st.integers(0, 2**32))  # so that the same mutation of a newer request runs too
+        for _ in range(draw(st.integers(0, 4))):
+            # The same draws whatever the request's length (hypothesis must be able to replay).
             op = draw(st.sampled_from(["flip", "cut", "insert", "repeat", "set"]))
-            at = draw(st.integers(0, max(0, len(data) - 1)))
+            at = draw(st.integers(0, 1 << 16)) % max(1, len(data))
+            bit = draw(st.integers(0, 7))
+            inserted = draw(st.binary(min_size=1, max_size=8))
+            special = draw(st.sampled_from([0x00, 0x7F, 0x80, 0xFF, 0x08, 0x10, 0x12, 0x1A]))
             if op == "flip" and data:
-                data[at] ^= 1 << draw(st.integers(0, 7))
+                data[at] ^= 1 << bit
             elif op == "cut":
                 data = data[:at]
             elif op == "insert":
-                data[at:at] = draw(st.binary(min_size=1, max_size=8))
+                data[at:at] = inserted
             elif op == "repeat":
                 data += data[at:]
             elif op == "set" and data:
-                data[at] = draw(st.sampled_from([0x00, 0x7F, 0x80, 0xFF, 0x08, 0x10, 0x12, 0x1A]))
+                data[at] = special
         return bytes(data)
 
     return mutate()
@@ -274,10 +285,12 @@ def _oversized(extra: int) -> bytes:
 
 
 def request_bytes(target: FuzzTarget) -> st.SearchStrategy[bytes]:
-    """Mutations of the target's valid requests, well-formed odd requests, random bytes, and now
-    and then one request over the 64 KiB limit."""
+    """The target's legal move, mutations of its valid requests, well-formed odd requests,
+    random bytes, and requests over the 64 KiB limit, in about equal shares."""
     return st.one_of(
-        st.deferred(lambda: mutated(target.seeds())),
+        # A draw of its own: hypothesis runs each sequence of draws once, and the move changes.
+        st.integers(0, 2**32).map(lambda _: target.valid_move()),
+        mutated(target),
         structured(),
         st.binary(max_size=300),
         st.integers(1, 4096).map(_oversized),
