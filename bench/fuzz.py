@@ -61,7 +61,7 @@ def bytes_fuzz(cases: int, seed: int) -> int:
     print(f"cases: {figures.cases}{stopped} in {seconds:.0f} s ({figures.cases / seconds:.0f}/s)")
     print(f"messages back: {dict(sorted(figures.answered.items()))}")
     print(f"calls ended (then connected again): {dict(sorted(figures.call_ends.items()))}")
-    print(f"matches played alongside: {figures.matches}")
+    print(f"matches played alongside: {figures.matches} ({figures.ends_missed} ends lost to a closing call)")
     print(f"servicer failures: {len(target.log.failures)}")
     print(f"problems: {len(figures.problems)}; the arbiter answers a new connection afterwards: {alive}")
     for problem in figures.problems[:20]:

@@ -62,6 +62,8 @@ class FuzzFigures:
     answered: Counter[str] = field(default_factory=Counter)
     call_ends: Counter[str] = field(default_factory=Counter)
     matches: int = 0
+    #: Matches that ended while a call was ending, their MatchEnded lost to it (as documented).
+    ends_missed: int = 0
     problems: list[str] = field(default_factory=list)
 
 
@@ -89,6 +91,12 @@ class FuzzTarget:
         bot = SyncBot(self.server.address, "fz", raw=True, channel=channel)
         first = bot.next()
         assert isinstance(first, pb.PlayResponse) and first.WhichOneof("kind") == "welcome", first
+        welcome = first.welcome
+        if self.__dict__.get("match_id") and self.match_id not in welcome.resumed_match_ids:
+            # It ended, and its MatchEnded went to the call that was ending (protocol.md: such a
+            # result is lost to that call) or comes after this Welcome: play a new one.
+            self.figures.ends_missed += self.match_id not in welcome.ended_match_ids
+            self.match_id, self.turn = "", None
         return bot
 
     def _new_match(self) -> None:
