@@ -14,7 +14,9 @@ import click
 from . import __version__
 
 if TYPE_CHECKING:
+    from .cluster import ClusterMember
     from .runner.local_match import RunnerConfig
+    from .store import SqlStore as Store
 
 
 def fail(message: str, status: int = 1) -> NoReturn:
@@ -232,6 +234,27 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@click.option(
+    "--advertise",
+    default=None,
+    metavar="HOST:PORT",
+    help="Join a cluster of nodes on one PostgreSQL database; bots are sent to this node at"
+    " HOST:PORT (docs/cluster.md).",
+)
+@click.option(
+    "--lease",
+    type=float,
+    default=5.0,
+    show_default=True,
+    help="With --advertise: seconds a node's lease lasts.",
+)
+@click.option(
+    "--heartbeat",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="With --advertise: seconds between heartbeats (each renews the lease).",
+)
 @_policy_options
 def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
     database: str | None,
@@ -249,6 +272,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    advertise: str | None,
+    lease: float,
+    heartbeat: float,
 ) -> None:
     """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
     import asyncio
@@ -305,6 +331,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     if web_at is not None and store is None:
         fail("--web needs a store (the pages show its ladders): drop --database none", 2)
     delays = parse_delays(live_delay)
+    member = _cluster_member(store, advertise, lease, heartbeat)
 
     async def run() -> None:
         import structlog
@@ -314,6 +341,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
 
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        if member is not None:
+            arbiter.join_cluster(member, _lost_lease)
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
             server = await create_server(config, host, port, arbiter=arbiter)
         # The first line on standard output, so that a script (or a test) that asked for
@@ -332,6 +361,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
+        arbiter.start_cluster()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -350,6 +380,36 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     finally:
         if store is not None:
             store.close()
+
+
+def _cluster_member(
+    store: Store | None, advertise: str | None, lease: float, heartbeat: float
+) -> ClusterMember | None:
+    """``--advertise``: this node's registration in the cluster (made now, before serving)."""
+    if advertise is None:
+        return None
+    from .cli_web import parse_address
+    from .cluster import ClusterMember, ClusterSettings, NotPostgres
+    from .store import StoreError
+
+    parse_address(advertise)  # HOST:PORT or a one-line error
+    if store is None:
+        fail("--advertise needs the cluster's PostgreSQL database: drop --database none", 2)
+    try:
+        member = ClusterMember(store, ClusterSettings(advertise, lease, heartbeat))
+        member.register()
+    except (NotPostgres, ValueError) as exc:
+        fail(str(exc), 2)
+    except StoreError as exc:
+        fail(str(exc))
+    return member
+
+
+def _lost_lease() -> None:
+    """Another node took this node's registration over (its lease had run out): its matches are
+    hosted there now and every write from here is refused, so this process stops at once."""
+    print("this node's lease was lost and its matches taken over: stopping", file=sys.stderr, flush=True)
+    os._exit(3)
 
 
 @main.command("match")
