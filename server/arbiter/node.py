@@ -152,10 +152,20 @@ class Arbiter:
         member.on_lost = on_lost
 
     def _adopt(self, taken: TakenOver) -> None:
+        for name in taken.ladders:
+            self._gain(name)
         restored = self.restore_from_store()
         log.info(
             "matches_adopted", dead_epoch=taken.dead_epoch, matches=len(taken.match_ids), restored=restored
         )
+
+    def _gain(self, ladder: str) -> None:
+        """This node hosts ``ladder`` from now on: what it may hold of it in memory (read while
+        another node hosted it) is dropped, so its ratings are read afresh from the store."""
+        if self.cluster is not None and ladder not in self.cluster.hosted:
+            self.cluster.hosted.add(ladder)
+            if self.ladders is not None:
+                self.ladders.ladders.pop(ladder, None)
 
     def start_cluster(self) -> None:
         """Start the heartbeats and the loop that sends idle bots on (call on the running loop)."""
@@ -199,6 +209,7 @@ class Arbiter:
             if placement is not None:
                 self.redirect(session, placement)
             elif not cluster.draining and self.ladders is not None:
+                self._gain(ladder)
                 session.send(_joined_or_refused(self.ladders, session, ladder, slots))
 
     # --- sessions -----------------------------------------------------------------------------
@@ -263,6 +274,7 @@ class Arbiter:
                         raise Redirected(placement)
                     self.moving[session.bot_name] = (ladder, max_concurrent)
                     return None
+                self._gain(ladder)
         return host.join(session.bot_name, session.version, ladder, max_concurrent)
 
     def leave_ladder(self, session: BotSession, ladder: str) -> None:

@@ -72,6 +72,8 @@ class ClusterMember:
         self.on_lost: Callable[[], None] = lambda: None
         self.draining = False
         self.lost = False
+        #: The ladders this node knows it hosts (its in-memory ladder state is fresh for them).
+        self.hosted: set[str] = set()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -90,6 +92,7 @@ class ClusterMember:
         self.store.fence_epoch = epoch
         self.secret = self.registry.secret()
         taken = [t for old in self.registry.same_address() if (t := self.registry.take_over(old, force=True))]
+        self.hosted.update(name for t in taken for name in t.ladders)
         log.info(
             "cluster_registered",
             node=self.address,
@@ -111,6 +114,7 @@ class ClusterMember:
         """Stop taking matches: this node's ladders go to other live nodes (ladder -> address)."""
         self.draining = True
         moved = await asyncio.to_thread(self.registry.drain)
+        self.hosted -= set(moved)
         log.info("cluster_draining", node=self.address, epoch=self.epoch, ladders_moved=moved)
         return moved
 
@@ -185,8 +189,11 @@ class ClusterMember:
 
     def place_bot(self, bot: str) -> Placement | None:
         """Where the bot's running matches are, when that is another node; None: here."""
-        for host in self.registry.hosts_of_bot(bot):
-            if host.epoch == self.epoch or self._settle(host):
+        hosts = self.registry.hosts_of_bot(bot)
+        if hosts and not hosts[0].live and hosts[0].epoch != self.epoch and self._settle(hosts[0]):
+            hosts = self.registry.hosts_of_bot(bot)  # taken over by this node just now
+        for host in hosts:
+            if host.epoch == self.epoch:
                 return None
             return self._placement(bot, host, MATCHES)
         return None
@@ -199,9 +206,10 @@ class ClusterMember:
                 return None  # nowhere better: the join is refused here (the node is stopping)
             return self._placement(bot, host, DRAINING, ladder)
         host = self.registry.claim_ladder(ladder)
+        if host.epoch != self.epoch and not host.live:
+            self._settle(host)  # its lease ran out: take it over now (or another node just did)
+            host = self.registry.claim_ladder(ladder)
         if host.epoch == self.epoch:
-            return None
-        if not host.live and self._settle(host):
             return None
         return self._placement(bot, host, LADDER, ladder)
 
