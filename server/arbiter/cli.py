@@ -331,7 +331,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     if web_at is not None and store is None:
         fail("--web needs a store (the pages show its ladders): drop --database none", 2)
     delays = parse_delays(live_delay)
-    member = _cluster_member(store, advertise, lease, heartbeat)
+    member = _cluster_member(store, advertise, lease, heartbeat)  # registered in run()
 
     async def run() -> None:
         import structlog
@@ -342,7 +342,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         if member is not None:
+            _register(member)
             arbiter.join_cluster(member, _lost_lease)
+            arbiter.start_cluster()  # heartbeats from now on: the lease runs while the server starts
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
             server = await create_server(config, host, port, arbiter=arbiter)
         # The first line on standard output, so that a script (or a test) that asked for
@@ -361,7 +363,6 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             bots=bots.names(),
             time_control=config.default_control.describe(),
         )
-        arbiter.start_cluster()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -390,19 +391,23 @@ def _cluster_member(
         return None
     from .cli_web import parse_address
     from .cluster import ClusterMember, ClusterSettings, NotPostgres
-    from .store import StoreError
 
     parse_address(advertise)  # HOST:PORT or a one-line error
     if store is None:
         fail("--advertise needs the cluster's PostgreSQL database: drop --database none", 2)
     try:
-        member = ClusterMember(store, ClusterSettings(advertise, lease, heartbeat))
-        member.register()
+        return ClusterMember(store, ClusterSettings(advertise, lease, heartbeat))
     except (NotPostgres, ValueError) as exc:
         fail(str(exc), 2)
+
+
+def _register(member: ClusterMember) -> None:
+    from .store import StoreError
+
+    try:
+        member.register()
     except StoreError as exc:
         fail(str(exc))
-    return member
 
 
 def _lost_lease() -> None:

@@ -169,7 +169,7 @@ class Arbiter:
 
     def start_cluster(self) -> None:
         """Start the heartbeats and the loop that sends idle bots on (call on the running loop)."""
-        if self.cluster is not None:
+        if self.cluster is not None and self._mover is None:
             self.cluster.start()
             self._mover = asyncio.get_running_loop().create_task(self._move_bots())
 
@@ -199,8 +199,10 @@ class Arbiter:
             if session is None:
                 del self.moving[bot]
                 continue
-            if self.hosting.running_ids(bot):
+            if self.hosting.running_ids(bot) or self._result_unsent(bot):
                 continue
+            if cluster.draining and not cluster.handed_over:
+                continue  # its ladder moves once this node's matches are over
             del self.moving[bot]
             if cluster.draining:
                 placement = cluster.place_after_drain(bot, ladder)
@@ -264,18 +266,18 @@ class Arbiter:
     def join_ladder(self, session: BotSession, ladder: str, max_concurrent: int) -> JoinAccepted | None:
         """Join here; in a cluster, raises Redirected when another node schedules the ladder, or
         returns None when the bot must first finish its matches here (it is redirected then)."""
-        host = self._ladder_host()
-        if self.cluster is not None and self.store is not None:
+        if self.cluster is not None and self.store is not None and not self.cluster.lost:
             config = self.store.get_ladder(ladder)
             if config is not None and config.enabled:
                 placement = self.cluster.place_ladder(session.bot_name, ladder)
-                if placement is not None:
-                    if not self.hosting.running_ids(session.bot_name):
-                        raise Redirected(placement)
+                if placement is not None and not self.hosting.running_ids(session.bot_name):
+                    raise Redirected(placement)
+                if placement is not None or self.cluster.draining:
+                    # Answered later: when its matches here are over, or this node hands over.
                     self.moving[session.bot_name] = (ladder, max_concurrent)
                     return None
                 self._gain(ladder)
-        return host.join(session.bot_name, session.version, ladder, max_concurrent)
+        return self._ladder_host().join(session.bot_name, session.version, ladder, max_concurrent)
 
     def leave_ladder(self, session: BotSession, ladder: str) -> None:
         self._ladder_host().leave(session.bot_name, ladder)
@@ -383,13 +385,16 @@ class Arbiter:
         self.matchmaker.clear()
         if self.ladders is not None:
             self.ladders.stop()  # else every match that ends in the grace would start another
-        if self.cluster is not None and not self.cluster.lost:
-            await self._drain_cluster()
+        draining = self.cluster is not None and not self.cluster.lost
+        if self.cluster is not None and draining:
+            await self.cluster.drain()
         await self.hosting.drain(grace, "the arbiter stopped")
         if self.writer is not None:
             # The results of the last matches are committed and sent before the sessions close
             # (the writer holds each MatchEnded until then).
             await self.writer.settle(max(grace, 1.0))
+        if draining:
+            await self._hand_over()
         self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         if self.records is not None:
             await asyncio.to_thread(self.records.close)
@@ -400,11 +405,16 @@ class Arbiter:
                 self._mover.cancel()
             await self.cluster.leave()
 
-    async def _drain_cluster(self) -> None:
-        """This node drains: its ladders move to other nodes, and each of their bots is sent there
-        as soon as it has no running match here (at once for the idle ones)."""
+    def _result_unsent(self, bot: str) -> bool:
+        """Whether a MatchEnded of the bot waits for its result to be committed (it goes first)."""
+        waiting = self.writer.waiting_release if self.writer is not None else {}
+        return any(self.hosting.find(bot, match_id) is not None for match_id in waiting)
+
+    async def _hand_over(self) -> None:
+        """The node drained (its matches are over and their results committed): its ladders move
+        to other nodes, and each bot joined to one of them is sent there."""
         assert self.cluster is not None
-        moved = await self.cluster.drain()
+        moved = await self.cluster.hand_over()
         if self.ladders is not None:
             for name, ladder in self.ladders.ladders.items():
                 if name in moved:

@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arbiter.store import SqlStore
 
 #: Short timings, so that a takeover comes quickly in the tests (docs/cluster.md: the defaults).
-LEASE = 2.0
+LEASE = 4.0
 HEARTBEAT = 0.5
 
 
@@ -78,7 +79,7 @@ def nodes(url: str, directory: Path, count: int) -> Iterator[list[Node]]:
     try:
         for node in started:
             node.start()
-            wait_sync(node.serving, 30, f"{node.address} serving")
+            wait_sync(node.serving, 120, f"{node.address} serving")
         yield started
     finally:
         for node in started:
@@ -117,3 +118,22 @@ def epochs(store: SqlStore) -> dict[str, int]:
     with store.transaction() as session:
         rows = session.execute(text("SELECT address, epoch FROM cluster_nodes ORDER BY epoch")).all()
     return {str(row[0]): int(row[1]) for row in rows}
+
+
+async def play_until(sessions: list[Any], condition: Callable[[], bool], timeout: float) -> None:
+    """Run SDK sessions (no game limit) until ``condition``; then each one plays out the matches
+    it has (a ladder bot wanting a fixed number of games could be left with no opponent)."""
+    tasks = [asyncio.create_task(session.run()) for session in sessions]
+    try:
+        await wait_until(lambda: condition() or any(t.done() for t in tasks), timeout, "the condition")
+        for task in tasks:
+            if task.done():
+                task.result()  # a session that stopped early: its error
+        for session in sessions:
+            session.games = len(session.summaries) + session._active()
+            session._top_up_seeks()  # leaves the ladder: it has all the matches it wants now
+        await wait_until(lambda: all(s._active() == 0 for s in sessions), timeout, "the last matches")
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

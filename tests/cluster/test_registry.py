@@ -115,7 +115,8 @@ def test_a_draining_node_hands_its_ladders_to_a_live_node_and_leaves_cleanly(url
     with_players(store_a)
     a.claim_ladder("torrent-blitz")
     _, b = node(url, "127.0.0.1:1002")
-    assert a.drain() == {"torrent-blitz": "127.0.0.1:1002"}
+    a.drain()
+    assert a.hand_over() == {"torrent-blitz": "127.0.0.1:1002"}
     assert b.claim_ladder("torrent-blitz").epoch == b.epoch
     a.stopped()
     states = {info.epoch: info.state for info in b.nodes()}

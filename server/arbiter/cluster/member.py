@@ -71,6 +71,7 @@ class ClusterMember:
         self.on_adopt: Callable[[TakenOver], None] = lambda taken: None
         self.on_lost: Callable[[], None] = lambda: None
         self.draining = False
+        self.handed_over = False
         self.lost = False
         #: The ladders this node knows it hosts (its in-memory ladder state is fresh for them).
         self.hosted: set[str] = set()
@@ -110,12 +111,19 @@ class ClusterMember:
             self._task.cancel()
             self._task = None
 
-    async def drain(self) -> dict[str, str]:
-        """Stop taking matches: this node's ladders go to other live nodes (ladder -> address)."""
+    async def drain(self) -> None:
+        """Stop taking matches (and taking other nodes over)."""
         self.draining = True
-        moved = await asyncio.to_thread(self.registry.drain)
+        await asyncio.to_thread(self.registry.drain)
+        log.info("cluster_draining", node=self.address, epoch=self.epoch)
+
+    async def hand_over(self) -> dict[str, str]:
+        """Once this draining node's matches are over: its ladders go to other live nodes
+        (ladder -> address). Not before, so that one node alone rates a ladder at any time."""
+        moved = await asyncio.to_thread(self.registry.hand_over)
         self.hosted -= set(moved)
-        log.info("cluster_draining", node=self.address, epoch=self.epoch, ladders_moved=moved)
+        self.handed_over = True
+        log.info("cluster_handed_over", node=self.address, epoch=self.epoch, ladders_moved=moved)
         return moved
 
     async def leave(self) -> None:
@@ -201,10 +209,7 @@ class ClusterMember:
     def place_ladder(self, bot: str, ladder: str) -> Placement | None:
         """Where ``ladder`` is scheduled (claimed by this node when it has no live host); None: here."""
         if self.draining:
-            host = self.registry.ladder_host(ladder)
-            if host is None or host.epoch == self.epoch or not host.live:
-                return None  # nowhere better: the join is refused here (the node is stopping)
-            return self._placement(bot, host, DRAINING, ladder)
+            return self.place_after_drain(bot, ladder)  # None: it waits here for the hand-over
         host = self.registry.claim_ladder(ladder)
         if host.epoch != self.epoch and not host.live:
             self._settle(host)  # its lease ran out: take it over now (or another node just did)
@@ -214,7 +219,7 @@ class ClusterMember:
         return self._placement(bot, host, LADDER, ladder)
 
     def place_after_drain(self, bot: str, ladder: str) -> Placement | None:
-        """Where a bot of a draining node goes once its matches here are over."""
+        """Where a bot of a draining node goes: the ladder's live host when that is another node."""
         host = self.registry.ladder_host(ladder)
         if host is None or host.epoch == self.epoch or not host.live:
             return None

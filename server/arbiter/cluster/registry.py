@@ -112,16 +112,20 @@ class NodeRegistry:
             )
         return None if row is None else str(row[0])
 
-    def drain(self) -> dict[str, str]:
-        """This registration drains: it hosts no new match. Its ladders go to the live active node
-        hosting the fewest ladders (none moves when no other node is live). Returns each moved
-        ladder with its new host's address."""
-        moved: dict[str, str] = {}
+    def drain(self) -> None:
+        """This registration drains: it starts no match and takes nothing over any more."""
         with self.store.transaction() as session:
             session.execute(
                 text("UPDATE cluster_nodes SET state = 'draining' WHERE epoch = :e AND state = 'active'"),
                 {"e": self.epoch},
             )
+
+    def hand_over(self) -> dict[str, str]:
+        """The ladders of this (draining) registration go, each, to the live active node hosting
+        the fewest ladders (none moves when no other node is live). Returns each moved ladder
+        with its new host's address."""
+        moved: dict[str, str] = {}
+        with self.store.transaction() as session:
             ladders = session.execute(
                 text("SELECT ladder FROM ladder_hosts WHERE epoch = :e ORDER BY ladder FOR UPDATE"),
                 {"e": self.epoch},
