@@ -98,7 +98,9 @@ def test_a_raw_client_follows_the_redirect_as_the_protocol_says(postgres_cluster
             await right.call.write(pb.PlayRequest(join_ladder=pb.JoinLadder(ladder="t5", max_concurrent=1)))
             await right.expect("ladder_joined")
             started = await right.expect("match_started")
-            # While the match runs, a connection to the other node is sent here at once.
+            # While the match runs (its row is written just after it starts), a connection to the
+            # other node is sent here at once.
+            await wait_until(lambda: started.match_id in owners(store), 30, "the match's row")
             again = RawBot(two.address, tokens["ben"])
             sent = await again.expect("redirect")
             await again.close()
