@@ -124,6 +124,14 @@ async def play_until(sessions: list[Any], condition: Callable[[], bool], timeout
     """Run SDK sessions (no game limit) until ``condition``; then each one plays out the matches
     it has (a ladder bot wanting a fixed number of games could be left with no opponent)."""
     tasks = [asyncio.create_task(session.run()) for session in sessions]
+    await wind_down(sessions, tasks, condition, timeout)
+
+
+async def wind_down(
+    sessions: list[Any], tasks: list[asyncio.Task[Any]], condition: Callable[[], bool], timeout: float
+) -> None:
+    """Once ``condition`` holds, the running ``sessions`` leave their ladder, finish the matches
+    they have, and stop."""
     try:
         await wait_until(lambda: condition() or any(t.done() for t in tasks), timeout, "the condition")
         for task in tasks:

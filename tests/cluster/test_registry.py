@@ -134,3 +134,15 @@ def test_join_tokens_name_one_bot_one_node_and_expire():
     forged = token.replace(token.split(".")[3], "Ym9i")  # "bob", same signature
     assert read_join_token(secret, forged, 7, now=999.0) is None
     assert read_join_token(secret, "a-bot-token", 7, now=999.0) is None
+
+
+def test_a_node_restarted_at_its_address_takes_its_old_registration_over_at_once(url):
+    store_a, a = node(url, "127.0.0.1:1001")
+    with_players(store_a)
+    store_a.match_started(start("m1"))
+    _, other = node(url, "127.0.0.1:1002")
+    _, again = node(url, "127.0.0.1:1001")  # the same node, started again: a new epoch
+    assert other.same_address() == [] and again.same_address() == [a.epoch]
+    taken = again.take_over(a.epoch, force=True)  # its lease still runs: forced
+    assert taken is not None and taken.match_ids == ("m1",)
+    assert [h.epoch for h in other.hosts_of_bot("alpha")] == [again.epoch]
