@@ -154,7 +154,7 @@ class Arbiter:
     def _adopt(self, taken: TakenOver) -> None:
         for name in taken.ladders:
             self._gain(name)
-        restored = self.restore_from_store()
+        restored = self.restore_from_store(only=set(taken.match_ids))
         log.info(
             "matches_adopted", dead_epoch=taken.dead_epoch, matches=len(taken.match_ids), restored=restored
         )
@@ -285,9 +285,10 @@ class Arbiter:
     def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
 
-    def restore_from_store(self, grace: float | None = None) -> int:
+    def restore_from_store(self, grace: float | None = None, only: set[str] | None = None) -> int:
         """Rebuild the matches the store lists as running (after a crash) from their move logs;
-        each resumes when both bots are back, or is aborted unrated after ``grace`` seconds."""
+        each resumes when both bots are back, or is aborted unrated after ``grace`` seconds.
+        ``only``: just these (a takeover's), never a match of this node whose end is being written."""
         if self.store is None or self.writer is None:
             return 0
         grace = self.config.resume_grace if grace is None else grace
@@ -295,8 +296,10 @@ class Arbiter:
         owner = None if self.cluster is None else self.cluster.epoch
         for running in self.store.running_matches(owner):
             start = running.start
+            if only is not None and start.match_id not in only:
+                continue
             if start.match_id in self.hosting.matches:
-                continue  # hosted already (a cluster node adopts matches while it runs)
+                continue  # hosted already
             setup = MatchSetup(
                 start.game,
                 dict(start.options),
