@@ -15,7 +15,9 @@ from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 
 if TYPE_CHECKING:
+    from .cluster import ClusterMember
     from .runner.local_match import RunnerConfig
+    from .store import SqlStore as Store
 
 
 def fail(message: str, status: int = 1) -> NoReturn:
@@ -234,6 +236,27 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@click.option(
+    "--advertise",
+    default=None,
+    metavar="HOST:PORT",
+    help="Join a cluster of nodes on one PostgreSQL database; bots are sent to this node at"
+    " HOST:PORT (docs/cluster.md).",
+)
+@click.option(
+    "--lease",
+    type=float,
+    default=5.0,
+    show_default=True,
+    help="With --advertise: seconds a node's lease lasts.",
+)
+@click.option(
+    "--heartbeat",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="With --advertise: seconds between heartbeats (each renews the lease).",
+)
 @_policy_options
 @hosting_options
 def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
@@ -253,6 +276,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    advertise: str | None,
+    lease: float,
+    heartbeat: float,
 ) -> None:
     """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
     import asyncio
@@ -311,6 +337,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     if web_at is not None and store is None:
         fail("--web needs a store (the pages show its ladders): drop --database none", 2)
     delays = parse_delays(live_delay)
+    member = _cluster_member(store, advertise, lease, heartbeat)  # registered in run()
 
     async def run() -> None:
         import structlog
@@ -325,6 +352,10 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             loop.add_signal_handler(sig, stop.set)
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        if member is not None:
+            _register(member)
+            arbiter.join_cluster(member, _lost_lease)
+            arbiter.start_cluster()  # heartbeats from now on: the lease runs while the server starts
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
             server = await create_server(config, host, port, arbiter=arbiter, tls=hosting.tls)
         # The first line on standard output, so that a script (or a test) that asked for
@@ -365,6 +396,40 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     finally:
         if store is not None:
             store.close()
+
+
+def _cluster_member(
+    store: Store | None, advertise: str | None, lease: float, heartbeat: float
+) -> ClusterMember | None:
+    """``--advertise``: this node's registration in the cluster (made now, before serving)."""
+    if advertise is None:
+        return None
+    from .cli_web import parse_address
+    from .cluster import ClusterMember, ClusterSettings, NotPostgres
+
+    parse_address(advertise)  # HOST:PORT or a one-line error
+    if store is None:
+        fail("--advertise needs the cluster's PostgreSQL database: drop --database none", 2)
+    try:
+        return ClusterMember(store, ClusterSettings(advertise, lease, heartbeat))
+    except (NotPostgres, ValueError) as exc:
+        fail(str(exc), 2)
+
+
+def _register(member: ClusterMember) -> None:
+    from .store import StoreError
+
+    try:
+        member.register()
+    except StoreError as exc:
+        fail(str(exc))
+
+
+def _lost_lease() -> None:
+    """Another node took this node's registration over (its lease had run out): its matches are
+    hosted there now and every write from here is refused, so this process stops at once."""
+    print("this node's lease was lost and its matches taken over: stopping", file=sys.stderr, flush=True)
+    os._exit(3)
 
 
 @main.command("match")

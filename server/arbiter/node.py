@@ -14,7 +14,11 @@ from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import reasons
 from arbiter_wire.limits import SEEK_LIMIT, UNVERSIONED
+from arbiter_wire.status import status_for
+from arbiter_wire.v1 import bot_service_pb2 as pb
 
+from .cluster import ClusterMember, Placement
+from .cluster.registry import TakenOver
 from .hosting import EventBus, Listener, MatchHosting
 from .hosting.host import RESUME_GRACE
 from .hosting.persistence import StoreWriter
@@ -43,7 +47,8 @@ from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
 from .sessions.session import BotSession
 from .store import SqlStore
-from .transport.encode import welcome
+from .transport.encode import ladder_joined, welcome
+from .transport.encode import redirect as encode_redirect
 from .transport.router import SeatRouter
 
 log = structlog.get_logger("arbiter")
@@ -74,6 +79,14 @@ class SeekRefused(Exception):
         super().__init__(message)
         self.reason = reason
         self.message = message
+
+
+class Redirected(Exception):
+    """In a cluster: the request is for another node (the bot is sent there)."""
+
+    def __init__(self, placement: Placement) -> None:
+        super().__init__(f"redirected to {placement.address}")
+        self.placement = placement
 
 
 @dataclass(frozen=True)
@@ -135,9 +148,90 @@ class Arbiter:
         self.stopping = False
         #: The servicer asks it before acting on a request (tests may replace it, clock and all).
         self.limiter = RateLimiter(config.rate_limits)
+        #: In a cluster (``arbiter serve --advertise``): this node's member; see ``join_cluster``.
+        self.cluster: ClusterMember | None = None
+        #: Bots to send to another node once their matches here are over: bot -> (ladder, slots).
+        self.moving: dict[str, tuple[str, int]] = {}
+        self._mover: asyncio.Task[None] | None = None
+
+    # --- the cluster --------------------------------------------------------------------------
+    def join_cluster(self, member: ClusterMember, on_lost: Callable[[], None]) -> None:
+        """Be one node of a cluster: ``member`` is registered (the store is fenced by its epoch).
+        A takeover's matches are rebuilt here from their move logs; ``on_lost`` runs when this
+        node's registration was taken over (it must stop at once)."""
+        self.cluster = member
+        member.on_adopt = self._adopt
+        member.on_lost = on_lost
+
+    def _adopt(self, taken: TakenOver) -> None:
+        for name in taken.ladders:
+            self._gain(name)
+        restored = self.restore_from_store(only=set(taken.match_ids))
+        log.info(
+            "matches_adopted", dead_epoch=taken.dead_epoch, matches=len(taken.match_ids), restored=restored
+        )
+
+    def _gain(self, ladder: str) -> None:
+        """This node hosts ``ladder`` from now on: what it may hold of it in memory (read while
+        another node hosted it) is dropped, so its ratings are read afresh from the store."""
+        if self.cluster is not None and ladder not in self.cluster.hosted:
+            self.cluster.hosted.add(ladder)
+            if self.ladders is not None:
+                self.ladders.ladders.pop(ladder, None)
+
+    def start_cluster(self) -> None:
+        """Start the heartbeats and the loop that sends idle bots on (call on the running loop)."""
+        if self.cluster is not None and self._mover is None:
+            self.cluster.start()
+            self._mover = asyncio.get_running_loop().create_task(self._move_bots())
+
+    def placement(self, bot_name: str) -> Placement | None:
+        """Where the bot must connect instead (its matches run on another node), or None."""
+        return None if self.cluster is None else self.cluster.place_bot(bot_name)
+
+    def redirect(self, session: BotSession, placement: Placement) -> None:
+        """Send the session's bot to another node: a Redirect, then the call ends."""
+        session.send(encode_redirect(placement))
+        log.info("bot_redirected", bot=session.bot_name, to=placement.address, why=placement.reason)
+        self.detach(session)
+        session.end()
+
+    async def _move_bots(self, every: float = 0.2) -> None:
+        while True:
+            await asyncio.sleep(every)
+            self.move_idle_bots()
+
+    def move_idle_bots(self) -> None:
+        """Redirect each bot waiting to move once it has no running match on this node."""
+        cluster = self.cluster
+        if cluster is None:
+            return
+        for bot, (ladder, slots) in list(self.moving.items()):
+            session = self.sessions.sessions.get(bot)
+            if session is None:
+                del self.moving[bot]
+                continue
+            if self.hosting.running_ids(bot) or self._result_unsent(bot):
+                continue
+            if cluster.draining and not cluster.handed_over:
+                continue  # its ladder moves once this node's matches are over
+            del self.moving[bot]
+            if cluster.draining:
+                placement = cluster.place_after_drain(bot, ladder)
+            else:
+                placement = cluster.place_ladder(bot, ladder)
+            if placement is not None:
+                self.redirect(session, placement)
+            elif not cluster.draining and self.ladders is not None:
+                self._gain(ladder)
+                session.send(_joined_or_refused(self.ladders, session, ladder, slots))
 
     # --- sessions -----------------------------------------------------------------------------
     def identify(self, token: str | None) -> BotIdentity | None:
+        if self.cluster is not None and self.store is not None and token and token.startswith("jt1."):
+            name = self.cluster.identify(token)
+            row = None if name is None else self.store.get_bot(name)
+            return None if row is None else BotIdentity(row.name, row.enabled)
         if self.config.bot_store is not None:
             return self.config.bot_store.identify(token)
         name = self.config.bots.authenticate(token)
@@ -181,7 +275,20 @@ class Arbiter:
             raise LadderRefused(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         return self.ladders
 
-    def join_ladder(self, session: BotSession, ladder: str, max_concurrent: int) -> JoinAccepted:
+    def join_ladder(self, session: BotSession, ladder: str, max_concurrent: int) -> JoinAccepted | None:
+        """Join here; in a cluster, raises Redirected when another node schedules the ladder, or
+        returns None when the bot must first finish its matches here (it is redirected then)."""
+        if self.cluster is not None and self.store is not None and not self.cluster.lost:
+            config = self.store.get_ladder(ladder)
+            if config is not None and config.enabled:
+                placement = self.cluster.place_ladder(session.bot_name, ladder)
+                if placement is not None and not self.hosting.running_ids(session.bot_name):
+                    raise Redirected(placement)
+                if placement is not None or self.cluster.draining:
+                    # Answered later: when its matches here are over, or this node hands over.
+                    self.moving[session.bot_name] = (ladder, max_concurrent)
+                    return None
+                self._gain(ladder)
         return self._ladder_host().join(session.bot_name, session.version, ladder, max_concurrent)
 
     def leave_ladder(self, session: BotSession, ladder: str) -> None:
@@ -190,15 +297,21 @@ class Arbiter:
     def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
 
-    def restore_from_store(self, grace: float | None = None) -> int:
+    def restore_from_store(self, grace: float | None = None, only: set[str] | None = None) -> int:
         """Rebuild the matches the store lists as running (after a crash) from their move logs;
-        each resumes when both bots are back, or is aborted unrated after ``grace`` seconds."""
+        each resumes when both bots are back, or is aborted unrated after ``grace`` seconds.
+        ``only``: just these (a takeover's), never a match of this node whose end is being written."""
         if self.store is None or self.writer is None:
             return 0
         grace = self.config.resume_grace if grace is None else grace
         restored = 0
-        for running in self.store.running_matches():
+        owner = None if self.cluster is None else self.cluster.epoch
+        for running in self.store.running_matches(owner):
             start = running.start
+            if only is not None and start.match_id not in only:
+                continue
+            if start.match_id in self.hosting.matches:
+                continue  # hosted already
             setup = MatchSetup(
                 start.game,
                 dict(start.options),
@@ -287,16 +400,52 @@ class Arbiter:
         self.matchmaker.clear()
         if self.ladders is not None:
             self.ladders.stop()  # else every match that ends in the grace would start another
+        draining = self.cluster is not None and not self.cluster.lost
+        if self.cluster is not None and draining:
+            await self.cluster.drain()
         await self.hosting.drain(grace, "the arbiter stopped")
         if self.writer is not None:
             # The results of the last matches are committed and sent before the sessions close
             # (the writer holds each MatchEnded until then).
             await self.writer.settle(max(grace, 1.0))
+        if draining:
+            await self._hand_over()
         self.sessions.close_all(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
         if self.records is not None:
             await asyncio.to_thread(self.records.close)
         if self.writer is not None:
             await self.writer.close()
+        if self.cluster is not None:
+            if self._mover is not None:
+                self._mover.cancel()
+            await self.cluster.leave()
+
+    def _result_unsent(self, bot: str) -> bool:
+        """Whether a MatchEnded of the bot waits for its result to be committed (it goes first)."""
+        waiting = self.writer.waiting_release if self.writer is not None else {}
+        return any(self.hosting.find(bot, match_id) is not None for match_id in waiting)
+
+    async def _hand_over(self) -> None:
+        """The node drained (its matches are over and their results committed): its ladders move
+        to other nodes, and each bot joined to one of them is sent there."""
+        assert self.cluster is not None
+        moved = await self.cluster.hand_over()
+        if self.ladders is not None:
+            for name, ladder in self.ladders.ladders.items():
+                if name in moved:
+                    for bot, joined in ladder.joined.items():
+                        self.moving.setdefault(bot, (name, joined.max_concurrent))
+        self.move_idle_bots()
 
 
-__all__ = ["Arbiter", "ArbiterConfig", "MatchEvent", "SeekAccepted", "SeekRefused"]
+def _joined_or_refused(ladders: LadderHost, session: BotSession, ladder: str, slots: int) -> pb.PlayResponse:
+    """A join that waited for the bot's matches here to end, answered now that it is here."""
+    try:
+        joined = ladders.join(session.bot_name, session.version, ladder, slots)
+    except LadderRefused as exc:
+        rejected = pb.LadderRejected(status=status_for(exc.reason, exc.message), ladder=ladder)
+        return pb.PlayResponse(ladder_rejected=rejected)
+    return pb.PlayResponse(ladder_joined=ladder_joined(joined))
+
+
+__all__ = ["Arbiter", "ArbiterConfig", "MatchEvent", "Redirected", "SeekAccepted", "SeekRefused"]

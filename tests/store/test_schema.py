@@ -27,6 +27,9 @@ TABLES = {
     "rating_updates",
     "mailbox",
     "ladder_status",
+    "cluster_nodes",
+    "ladder_hosts",
+    "cluster_secret",
 }
 
 
@@ -134,5 +137,11 @@ def test_the_distribution_ships_the_migrations(tmp_path):
     )
     (wheel,) = tmp_path.glob("arbiter-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("env.py", "script.py.mako", "versions/0001_initial.py", "versions/0002_web_indexes.py"):
+    for name in (
+        "env.py",
+        "script.py.mako",
+        "versions/0001_initial.py",
+        "versions/0002_web_indexes.py",
+        "versions/0003_cluster.py",
+    ):
         assert f"arbiter/store/migrations/{name}" in names

@@ -12,6 +12,7 @@ import {
   MoveRejected,
   PlayRequest,
   PlayResponse,
+  Redirect,
   SeekRejected,
   TimeoutPolicy,
   Turn,
@@ -54,6 +55,9 @@ export const KEEPALIVE_OPTIONS = {
   "grpc.keepalive_permit_without_calls": 1,
   "grpc.http2.max_pings_without_data": 0,
 };
+/** Redirects followed at once, one after the other, before the reconnect backoff applies again. */
+const REDIRECTS_IN_A_ROW = 5;
+
 /** Codes after which the SDK reconnects (the stream broke; the arbiter keeps the matches going). */
 export const RETRYABLE_CODES: ReadonlySet<status> = new Set([
   status.UNAVAILABLE,
@@ -248,6 +252,14 @@ export class Session {
   private stopping = false;
   private fatal: Error | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** The addresses to connect to, in turn after each failure (`server` may list several nodes of
+   * a cluster, comma-separated); a Redirect's address is used next once given. */
+  private readonly seeds: string[];
+  private seed = 0;
+  private target: string;
+  private joinToken: string | undefined;
+  private redirected = false;
+  private redirects = 0; // in a row, without a Welcome
 
   constructor(
     readonly bot: Bot,
@@ -264,6 +276,9 @@ export class Session {
     this.log = options.logger ?? stderrLogger("info");
     this.rng = options.rng ?? Math.random;
     this.backoff = options.backoff ?? new Backoff();
+    const seeds = options.server.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    this.seeds = seeds.length > 0 ? seeds : [options.server];
+    this.target = this.seeds[0];
   }
 
   /** Whether the requested number of matches has finished (never, when games is undefined). */
@@ -287,6 +302,8 @@ export class Session {
       await this.chain.catch(() => undefined);
       if (this.fatal) throw this.fatal;
       if (this.done() || this.stopping) break;
+      if (this.followRedirect()) continue;
+      this.nextSeed();
       if (this.options.maxReconnects !== undefined && this.attempt >= this.options.maxReconnects) {
         throw new ArbiterError(`gave up after ${this.attempt} reconnect attempts to ${this.options.server}`);
       }
@@ -314,6 +331,21 @@ export class Session {
     this.call?.cancel();
   }
 
+  /** Whether to connect again at once, where a Redirect sent the bot (at most REDIRECTS_IN_A_ROW
+   * in a row without a Welcome; then the usual backoff applies). */
+  private followRedirect(): boolean {
+    if (!this.redirected) return false;
+    this.redirected = false;
+    return this.redirects <= REDIRECTS_IN_A_ROW;
+  }
+
+  /** After a failure, the next seed address (the redirect's node may be the one that failed). */
+  private nextSeed(): void {
+    this.joinToken = undefined;
+    if (this.target === this.seeds[this.seed]) this.seed = (this.seed + 1) % this.seeds.length;
+    this.target = this.seeds[this.seed];
+  }
+
   private checkFatal(code: status, reason: string | undefined, message: string): void {
     const text = `${message} (${status[code] ?? code}${reason ? ", " + reason : ""})`;
     if (code === status.UNAUTHENTICATED || code === status.PERMISSION_DENIED) {
@@ -332,12 +364,13 @@ export class Session {
 
   private connectOnce(): Promise<void> {
     const o = this.options;
-    const client = new BotServiceClient(o.server, o.credentials ?? grpcCredentials.createInsecure(), {
+    const client = new BotServiceClient(this.target, o.credentials ?? grpcCredentials.createInsecure(), {
       ...KEEPALIVE_OPTIONS,
       ...(o.channelOptions ?? {}),
     });
     const metadata = new Metadata();
-    metadata.set("authorization", `Bearer ${o.token}`);
+    metadata.set("authorization", `Bearer ${this.joinToken ?? o.token}`); // a join token is used once
+    this.joinToken = undefined;
     if (o.version) metadata.set(BOT_VERSION_METADATA, o.version);
     const call = client.play(metadata);
     this.call = call;
@@ -477,13 +510,26 @@ export class Session {
       }
       case "ladderRejected":
         return this.onLadderRejected(kind.ladderRejected);
+      case "redirect":
+        return this.onRedirect(kind.redirect);
       default:
         this.log.log("warning", "unknown message from the arbiter (newer protocol?)");
     }
   }
 
+  /** A cluster sends the bot to another node: connect there at once (the matches go on there). */
+  private onRedirect(redirect: Redirect): void {
+    this.log.log("info", "redirected", { to: redirect.address, reason: redirect.reason, ladder: redirect.ladder || undefined });
+    if (redirect.address) this.target = redirect.address;
+    this.joinToken = redirect.joinToken || undefined;
+    this.redirected = true;
+    this.redirects += 1;
+    this.stopNow();
+  }
+
   private async onWelcome(welcome: Welcome): Promise<void> {
     this.attempt = 0;
+    this.redirects = 0;
     this.botName = welcome.botName;
     this.botVersion = welcome.botVersion;
     const resumed = new Set(welcome.resumedMatchIds);

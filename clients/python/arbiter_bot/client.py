@@ -123,6 +123,10 @@ RETRYABLE_CODES = frozenset(
 
 Spec = tuple[str, Mapping[str, Any]] | str
 
+#: Redirects followed at once, one after the other, before the reconnect backoff applies again
+#: (a cluster whose nodes disagree for a moment, while a takeover is under way, cannot spin the bot).
+REDIRECTS_IN_A_ROW = 5
+
 
 @dataclass(frozen=True)
 class Backoff:
@@ -322,6 +326,14 @@ class Session:
             raise AuthenticationError("no token given: every bot needs its token from the arbiter")
         self.bot = bot
         self.address = address
+        #: The addresses to connect to, in turn after each failure (``address`` may list several
+        #: nodes of a cluster, comma-separated); a redirect's address comes first once given.
+        self.seeds = [part.strip() for part in address.split(",") if part.strip()] or [address]
+        self._seed = 0
+        self.target = self.seeds[0]
+        self._join_token: str | None = None
+        self._redirected = False
+        self._redirects = 0  # in a row, without a Welcome
         self.token = token
         self.game, self.options = spec_of(spec)
         self.games = games
@@ -377,18 +389,36 @@ class Session:
                     raise self._fatal
                 if self.done():
                     break
+                if self._follow_redirect():
+                    continue
+                self._next_seed()
                 if self.max_reconnects is not None and self._attempt >= self.max_reconnects:
                     raise ArbiterError(f"gave up after {self._attempt} reconnect attempts to {self.address}")
                 delay = self.backoff.delay(self._attempt, self.rng)
                 self._attempt += 1
                 log.info(
-                    "reconnecting", address=self.address, attempt=self._attempt, in_seconds=round(delay, 2)
+                    "reconnecting", address=self.target, attempt=self._attempt, in_seconds=round(delay, 2)
                 )
                 await asyncio.sleep(delay)
         finally:
             for task in list(self._tasks):
                 task.cancel()
         return self.summaries
+
+    def _follow_redirect(self) -> bool:
+        """Whether to connect again at once, to where a Redirect sent the bot. After
+        REDIRECTS_IN_A_ROW redirects without a Welcome the usual backoff applies."""
+        if not self._redirected:
+            return False
+        self._redirected = False
+        return self._redirects <= REDIRECTS_IN_A_ROW
+
+    def _next_seed(self) -> None:
+        """After a failure, the next seed address (the redirect's node may be the one that failed)."""
+        self._join_token = None
+        if self.target == self.seeds[self._seed]:
+            self._seed = (self._seed + 1) % len(self.seeds)
+        self.target = self.seeds[self._seed]
 
     def _check_fatal(self, status: RichStatus) -> None:
         code = status.code
@@ -409,8 +439,8 @@ class Session:
         # so the session reconnects and resumes while the bot's clock still has time.
         options = [*KEEPALIVE_OPTIONS, *self.channel_options]
         if self.credentials is not None:
-            return grpc.aio.secure_channel(self.address, self.credentials, options=options)
-        return grpc.aio.insecure_channel(self.address, options=options)
+            return grpc.aio.secure_channel(self.target, self.credentials, options=options)
+        return grpc.aio.insecure_channel(self.target, options=options)
 
     async def _connect_once(self) -> None:
         outbox: asyncio.Queue[pb.PlayRequest | None] = asyncio.Queue()
@@ -428,7 +458,8 @@ class Session:
         helpers: list[asyncio.Task[Any]] = []
         try:
             stub: Any = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
-            metadata: list[tuple[str, str]] = [("authorization", f"Bearer {self.token}")]
+            token, self._join_token = self._join_token or self.token, None  # a join token is used once
+            metadata: list[tuple[str, str]] = [("authorization", f"Bearer {token}")]
             if self.version:
                 metadata.append((BOT_VERSION_METADATA, self.version))
             call = stub.Play(requests(), metadata=tuple(metadata))
@@ -579,14 +610,31 @@ class Session:
             )
         elif kind == "ladder_rejected":
             self._on_ladder_rejected(response.ladder_rejected)
+        elif kind == "redirect":
+            self._on_redirect(response.redirect)
         elif kind == "seek_pending":
             pending = response.seek_pending
             log.info("waiting for an opponent", seek_id=pending.seek_id, waiting=pending.waiting)
         else:
             log.warning("unknown message from the arbiter (newer protocol?)", kind=kind)
 
+    def _on_redirect(self, redirect: pb.Redirect) -> None:
+        """A cluster sends the bot to another node: connect there (the matches go on there)."""
+        log.info(
+            "redirected",
+            to=redirect.address,
+            reason=pb.RedirectReason.Name(redirect.reason),
+            ladder=redirect.ladder or None,
+        )
+        self.target = redirect.address or self.target
+        self._join_token = redirect.join_token or None
+        self._redirected = True
+        self._redirects += 1
+        self._stop_now()
+
     async def _on_welcome(self, welcome: pb.Welcome) -> None:
         self._attempt = 0
+        self._redirects = 0
         self.bot_name = welcome.bot_name
         resumed = set(welcome.resumed_match_ids)
         ended = set(welcome.ended_match_ids)  # their MatchEnded follow the Welcome
@@ -613,7 +661,7 @@ class Session:
         self._joined = False  # and so do ladder memberships
         for pause in welcome.ladder_pauses:
             log.warning("paused on a ladder (joining resumes)", ladder=pause.ladder, reason=pause.reason)
-        log.info("connected", bot=welcome.bot_name, resumed=sorted(resumed), address=self.address)
+        log.info("connected", bot=welcome.bot_name, resumed=sorted(resumed), address=self.target)
         self._top_up_seeks()
         if self.done():
             self._stop_now()

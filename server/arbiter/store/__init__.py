@@ -6,6 +6,7 @@ One implementation, ``SqlStore``, on SQLite (the default: ``arbiter.db``) or Pos
 from .engine import default_url
 from .rows import (
     BotRow,
+    FencedWrite,
     MatchResult,
     MatchRow,
     MatchStart,
@@ -21,6 +22,7 @@ from .sql import SqlStore, open_store
 
 __all__ = [
     "BotRow",
+    "FencedWrite",
     "MatchResult",
     "MatchRow",
     "MatchStart",

@@ -25,6 +25,11 @@ class StoreError(Exception):
         self.transient = transient
 
 
+class FencedWrite(StoreError):
+    """In a cluster: a write about a match by a node that no longer owns it (its epoch moved on,
+    or the node's registration was taken over). Never retried: the write is refused for good."""
+
+
 class OutdatedSchema(StoreError):
     """The database's schema is not the one this arbiter needs (``arbiter db upgrade`` fixes it)."""
 

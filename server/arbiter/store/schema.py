@@ -135,6 +135,9 @@ class Match(Base):
     #: The order in which matches finished (1, 2, ...): ratings are replayed in this order.
     sequence: Mapped[int | None] = mapped_column(Integer, unique=True)
     record: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    #: In a cluster (migration 0003): the epoch of the node registration that hosts the match;
+    #: its writes are refused once this moved on. None on a single node.
+    owner_epoch: Mapped[int | None] = mapped_column(Integer, index=True)
 
 
 class Move(Base):
@@ -211,3 +214,40 @@ class LadderStatus(Base):
     consecutive_failures: Mapped[int] = mapped_column(Integer)
     paused: Mapped[bool] = mapped_column(Boolean)
     paused_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class ClusterNode(Base):
+    """One registration of an arbiter node in a cluster (migration 0003): its epoch, its address
+    and its lease. A node registers anew (a new epoch) every time it starts."""
+
+    __tablename__ = "cluster_nodes"
+    __table_args__ = (CheckConstraint("state IN ('active', 'draining', 'stopped', 'dead')", name="state"),)
+
+    epoch: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    address: Mapped[str] = mapped_column(String(200))
+    state: Mapped[str] = mapped_column(String(SHORT), index=True)
+    started_at: Mapped[float] = mapped_column(EpochTime())
+    heartbeat_at: Mapped[float] = mapped_column(EpochTime())
+    lease_expires: Mapped[float] = mapped_column(EpochTime())
+    #: The epoch of the node that took this one's matches over (state ``dead``).
+    taken_by: Mapped[int | None] = mapped_column(Integer)
+
+
+class LadderHost(Base):
+    """Which node registration hosts a ladder's scheduler (migration 0003): one row per ladder."""
+
+    __tablename__ = "ladder_hosts"
+
+    ladder: Mapped[str] = mapped_column(ForeignKey("ladders.name"), primary_key=True)
+    epoch: Mapped[int] = mapped_column(ForeignKey("cluster_nodes.epoch"), index=True)
+    claimed_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class ClusterSecret(Base):
+    """The key that signs join tokens (migration 0003): one row, made by the first node."""
+
+    __tablename__ = "cluster_secret"
+    __table_args__ = (CheckConstraint("id = 1", name="one_row"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    secret: Mapped[str] = mapped_column(String(128))

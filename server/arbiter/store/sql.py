@@ -27,6 +27,7 @@ from .engine import BEGIN_MODE, default_url, make_engine
 from .rows import (
     BotResult,
     BotRow,
+    FencedWrite,
     LadderFacts,
     MatchResult,
     MatchRow,
@@ -57,6 +58,19 @@ class SqlStore:
         writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
         self._writes = sessionmaker(writer, expire_on_commit=False)
         self._clock = clock
+        #: In a cluster: the epoch of this node's registration. Every write about a match is then
+        #: fenced by it (see ``_fence``); None (a single node) writes unfenced.
+        self.fence_epoch: int | None = None
+
+    @property
+    def postgres(self) -> bool:
+        return self._postgres
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One write transaction (for the cluster's registry, which keeps its SQL in its package)."""
+        with self._write() as session:
+            yield session
 
     def close(self) -> None:
         """Close the store's connections."""
@@ -159,18 +173,43 @@ class SqlStore:
 
     # --- matches ------------------------------------------------------------------------------
     def match_started(self, start: MatchStart) -> bool:
-        """Record a started match (status running). False if it was recorded already."""
+        """Record a started match (status running). False if it was recorded already.
+
+        Fenced (in a cluster): refused with FencedWrite unless this node's registration is still
+        active or draining; the match is recorded as owned by this node's epoch."""
         with self._write() as session:
+            if self.fence_epoch is not None:
+                state = session.scalar(
+                    text("SELECT state FROM cluster_nodes WHERE epoch = :e FOR SHARE"),
+                    {"e": self.fence_epoch},
+                )
+                if state not in ("active", "draining"):
+                    raise FencedWrite(
+                        f"node epoch {self.fence_epoch} is {state}: match {start.match_id} refused"
+                    )
             if session.get(Match, start.match_id) is not None:
                 return False
-            session.add(convert.match_model(start))
+            model = convert.match_model(start)
+            model.owner_epoch = self.fence_epoch
+            session.add(model)
             return True
 
+    def _fence(self, match: Match) -> None:
+        """In a cluster, a write about ``match`` must come from the epoch that owns it (its row is
+        locked by the caller, so a takeover cannot pass in between)."""
+        if self.fence_epoch is not None and match.owner_epoch != self.fence_epoch:
+            raise FencedWrite(
+                f"match {match.id} is owned by epoch {match.owner_epoch}, not {self.fence_epoch}: refused"
+            )
+
     def append_moves(self, match_id: str, moves: Sequence[MoveRow]) -> None:
-        """Record played moves; a ply recorded already is kept as it was."""
+        """Record played moves; a ply recorded already is kept as it was (fenced in a cluster)."""
         with self._write() as session:
-            if session.get(Match, match_id) is None:
+            lock = {"read": True} if self.fence_epoch is not None else None
+            match = session.get(Match, match_id, with_for_update=lock)
+            if match is None:
                 raise StoreError(f"no match {match_id!r}")
+            self._fence(match)
             self._insert_new(session, Move, [convert.move_values(match_id, move) for move in moves])
 
     def finish_match(
@@ -190,6 +229,7 @@ class SqlStore:
                 raise StoreError(f"no match {match_id!r}")
             if match.status != RUNNING:
                 return False
+            self._fence(match)
             self._end_match(session, match, result)
             if rating_updates:
                 session.add(convert.rating_update_model(match, rating_updates))
@@ -229,15 +269,19 @@ class SqlStore:
             session.execute(delete(Rating).where(Rating.ladder == ladder))
             self._put_ratings(session, ladder, tallies)
 
-    def running_matches(self) -> list[RunningMatch]:
-        """Matches that had not ended, with their moves: to resume (or abort) after a restart."""
+    def running_matches(self, owner_epoch: int | None = None) -> list[RunningMatch]:
+        """Matches that had not ended, with their moves: to resume (or abort) after a restart.
+        ``owner_epoch``: only those a cluster node owns under that epoch (after its takeover)."""
+        query = select(Match).where(Match.status == RUNNING).order_by(Match.id)
+        if owner_epoch is not None:
+            query = query.where(Match.owner_epoch == owner_epoch)
         with self._read() as session:
-            matches = list(session.scalars(select(Match).where(Match.status == RUNNING).order_by(Match.id)))
+            matches = list(session.scalars(query))
             if not matches:
                 return []
             moves: dict[str, list[MoveRow]] = {match.id: [] for match in matches}
-            query = select(Move).where(Move.match_id.in_(list(moves))).order_by(Move.match_id, Move.ply)
-            for move in session.scalars(query):
+            plies = select(Move).where(Move.match_id.in_(list(moves))).order_by(Move.match_id, Move.ply)
+            for move in session.scalars(plies):
                 moves[move.match_id].append(convert.move_row(move))
             return [RunningMatch(convert.match_start(match), moves[match.id]) for match in matches]
 

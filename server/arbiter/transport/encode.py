@@ -14,6 +14,7 @@ from arbiter_wire.v1 import common_pb2 as cpb
 from google.protobuf.duration_pb2 import Duration
 
 from .. import __version__
+from ..cluster.member import Placement
 from ..ladder.host import JoinAccepted
 from ..match.events import (
     ClockReading,
@@ -180,3 +181,22 @@ def ladder_joined(joined: JoinAccepted) -> pb.LadderJoined:
         bot_version=joined.version,
         resumed_from_pause=joined.resumed_from_pause,
     )
+
+
+_REDIRECT_REASONS = {
+    "matches": pb.REDIRECT_REASON_MATCHES,
+    "ladder": pb.REDIRECT_REASON_LADDER,
+    "draining": pb.REDIRECT_REASON_DRAINING,
+}
+
+
+def redirect(placement: Placement) -> pb.PlayResponse:
+    """A cluster's answer: play on the node at ``placement.address`` (docs/cluster.md)."""
+    message = pb.Redirect(
+        address=placement.address,
+        join_token=placement.join_token,
+        reason=_REDIRECT_REASONS.get(placement.reason, pb.REDIRECT_REASON_UNSPECIFIED),
+        ladder=placement.ladder,
+    )
+    message.join_token_expires_in.FromSeconds(int(placement.expires_in))
+    return pb.PlayResponse(redirect=message)

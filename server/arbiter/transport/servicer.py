@@ -19,7 +19,7 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from ..ladder.host import LadderRefused
-from ..node import Arbiter, SeekRefused
+from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import peer_address
 from ..sessions.identity import VersionError, read_version
 from ..sessions.session import BotSession, Closing, Delivery
@@ -115,6 +115,10 @@ class BotServicer(pb_grpc.BotServiceServicer):
             version = read_version(metadata_value(metadata, BOT_VERSION_METADATA))
         except VersionError as exc:
             await abort_with(context, reasons.BAD_REQUEST, f"{BOT_VERSION_METADATA}: {exc}")
+        placement = self.arbiter.placement(identity.name)
+        if placement is not None:  # a cluster: the bot's matches run on another node
+            await context.write(encode.redirect(placement))
+            return
         session = self.arbiter.attach(identity.name, version)
         reader = asyncio.create_task(self._read(request_iterator, session))
         try:
@@ -239,6 +243,11 @@ class BotServicer(pb_grpc.BotServiceServicer):
             rejected = pb.LadderRejected(status=status_for(exc.reason, exc.message), ladder=join.ladder)
             session.send(pb.PlayResponse(ladder_rejected=rejected))
             return
+        except Redirected as exc:
+            self.arbiter.redirect(session, exc.placement)
+            return
+        if joined is None:
+            return  # answered once the bot's matches on this node are over (a cluster)
         session.send(pb.PlayResponse(ladder_joined=encode.ladder_joined(joined)))
 
     def _leave(self, session: BotSession, leave: pb.LeaveLadder) -> None:

@@ -25,12 +25,23 @@ class IllegalActionPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ILLEGAL_ACTION_POLICY_UNSPECIFIED: _ClassVar[IllegalActionPolicy]
     ILLEGAL_ACTION_POLICY_FORFEIT: _ClassVar[IllegalActionPolicy]
     ILLEGAL_ACTION_POLICY_REJECT: _ClassVar[IllegalActionPolicy]
+
+class RedirectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REDIRECT_REASON_UNSPECIFIED: _ClassVar[RedirectReason]
+    REDIRECT_REASON_MATCHES: _ClassVar[RedirectReason]
+    REDIRECT_REASON_LADDER: _ClassVar[RedirectReason]
+    REDIRECT_REASON_DRAINING: _ClassVar[RedirectReason]
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_LOSS: TimeoutPolicy
 TIMEOUT_POLICY_DEFAULT_ACTION: TimeoutPolicy
 ILLEGAL_ACTION_POLICY_UNSPECIFIED: IllegalActionPolicy
 ILLEGAL_ACTION_POLICY_FORFEIT: IllegalActionPolicy
 ILLEGAL_ACTION_POLICY_REJECT: IllegalActionPolicy
+REDIRECT_REASON_UNSPECIFIED: RedirectReason
+REDIRECT_REASON_MATCHES: RedirectReason
+REDIRECT_REASON_LADDER: RedirectReason
+REDIRECT_REASON_DRAINING: RedirectReason
 
 class PlayRequest(_message.Message):
     __slots__ = ("seek", "move", "join_ladder", "leave_ladder", "challenge")
@@ -115,7 +126,7 @@ class LegalActions(_message.Message):
     def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankLegal, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeLegal, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending", "ladder_joined", "ladder_rejected")
+    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending", "ladder_joined", "ladder_rejected", "redirect")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +137,7 @@ class PlayResponse(_message.Message):
     SEEK_PENDING_FIELD_NUMBER: _ClassVar[int]
     LADDER_JOINED_FIELD_NUMBER: _ClassVar[int]
     LADDER_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    REDIRECT_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_started: MatchStarted
     turn: Turn
@@ -136,7 +148,22 @@ class PlayResponse(_message.Message):
     seek_pending: SeekPending
     ladder_joined: LadderJoined
     ladder_rejected: LadderRejected
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ..., ladder_joined: _Optional[_Union[LadderJoined, _Mapping]] = ..., ladder_rejected: _Optional[_Union[LadderRejected, _Mapping]] = ...) -> None: ...
+    redirect: Redirect
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ..., ladder_joined: _Optional[_Union[LadderJoined, _Mapping]] = ..., ladder_rejected: _Optional[_Union[LadderRejected, _Mapping]] = ..., redirect: _Optional[_Union[Redirect, _Mapping]] = ...) -> None: ...
+
+class Redirect(_message.Message):
+    __slots__ = ("address", "join_token", "join_token_expires_in", "reason", "ladder")
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    JOIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    JOIN_TOKEN_EXPIRES_IN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    address: str
+    join_token: str
+    join_token_expires_in: _duration_pb2.Duration
+    reason: RedirectReason
+    ladder: str
+    def __init__(self, address: _Optional[str] = ..., join_token: _Optional[str] = ..., join_token_expires_in: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reason: _Optional[_Union[RedirectReason, str]] = ..., ladder: _Optional[str] = ...) -> None: ...
 
 class LadderJoined(_message.Message):
     __slots__ = ("ladder", "spec", "time_control", "timeout_policy", "illegal_action_policy", "rated", "max_concurrent", "bot_version", "resumed_from_pause")

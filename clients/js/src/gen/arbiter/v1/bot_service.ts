@@ -48,6 +48,19 @@ export enum IllegalActionPolicy {
   UNRECOGNIZED = -1,
 }
 
+/** Why a bot is sent to another node. */
+export enum RedirectReason {
+  /** REDIRECT_REASON_UNSPECIFIED - Not set. */
+  REDIRECT_REASON_UNSPECIFIED = 0,
+  /** REDIRECT_REASON_MATCHES - The bot's running matches are hosted by that node. */
+  REDIRECT_REASON_MATCHES = 1,
+  /** REDIRECT_REASON_LADDER - The ladder the bot joined is hosted by that node. */
+  REDIRECT_REASON_LADDER = 2,
+  /** REDIRECT_REASON_DRAINING - This node is draining (stopping): the bot's ladder moved to that node. */
+  REDIRECT_REASON_DRAINING = 3,
+  UNRECOGNIZED = -1,
+}
+
 /** A message from a bot. */
 export interface PlayRequest {
   /** Exactly one kind of message. */
@@ -201,7 +214,39 @@ export interface PlayResponse {
     | //
     /** A ladder join, leave or challenge was refused. */
     { $case: "ladderRejected"; ladderRejected: LadderRejected }
+    | //
+    /**
+     * In a cluster of arbiter nodes: play on another node. Nothing follows on this call, which
+     * the arbiter then ends (status OK); open a Play call to the address given.
+     */
+    { $case: "redirect"; redirect: Redirect }
     | undefined;
+}
+
+/**
+ * Sent by an arbiter node of a cluster when this bot's matches (or the ladder it joins) are
+ * hosted by another node. The bot closes this call and opens a new Play call to `address`, with
+ * `authorization: Bearer <join_token>` (or its own token: both are accepted there).
+ */
+export interface Redirect {
+  /** The node to connect to, as HOST:PORT. */
+  address: string;
+  /**
+   * A token that the node at `address` accepts in place of the bot's own token until
+   * `join_token_expires_in` has passed; it names this bot and that node only.
+   */
+  joinToken: string;
+  /** How long the join token stays valid from the moment it was sent. */
+  joinTokenExpiresIn?:
+    | Duration
+    | undefined;
+  /** Why the bot is sent there, for logs. */
+  reason: RedirectReason;
+  /**
+   * The ladder whose JoinLadder was answered with this redirect ("" when it was the bot's
+   * running matches): join it again on the new node.
+   */
+  ladder: string;
 }
 
 /** A ladder join accepted: what the ladder plays. */
@@ -1205,6 +1250,9 @@ export const PlayResponse: MessageFns<PlayResponse> = {
       case "ladderRejected":
         LadderRejected.encode(message.kind.ladderRejected, writer.uint32(82).fork()).join();
         break;
+      case "redirect":
+        Redirect.encode(message.kind.redirect, writer.uint32(90).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1305,6 +1353,14 @@ export const PlayResponse: MessageFns<PlayResponse> = {
             message.kind = { $case: "ladderRejected", ladderRejected: LadderRejected.decode(reader, reader.uint32()) };
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.kind = { $case: "redirect", redirect: Redirect.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1389,7 +1445,118 @@ export const PlayResponse: MessageFns<PlayResponse> = {
         }
         break;
       }
+      case "redirect": {
+        if (object.kind?.redirect !== undefined && object.kind?.redirect !== null) {
+          message.kind = { $case: "redirect", redirect: Redirect.fromPartial(object.kind.redirect) };
+        }
+        break;
+      }
     }
+    return message;
+  },
+};
+
+function createBaseRedirect(): Redirect {
+  return { address: "", joinToken: "", joinTokenExpiresIn: undefined, reason: 0, ladder: "" };
+}
+
+export const Redirect: MessageFns<Redirect> = {
+  encode(message: Redirect, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    if (message.joinToken !== "") {
+      writer.uint32(18).string(message.joinToken);
+    }
+    if (message.joinTokenExpiresIn !== undefined) {
+      Duration.encode(message.joinTokenExpiresIn, writer.uint32(26).fork()).join();
+    }
+    if (message.reason !== 0) {
+      writer.uint32(32).int32(message.reason);
+    }
+    if (message.ladder !== "") {
+      writer.uint32(42).string(message.ladder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Redirect {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedirect();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.joinToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.joinTokenExpiresIn = Duration.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reason = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.ladder = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Redirect>, I>>(base?: I): Redirect {
+    return Redirect.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Redirect>, I>>(object: I): Redirect {
+    const message = createBaseRedirect();
+    message.address = object.address ?? "";
+    message.joinToken = object.joinToken ?? "";
+    message.joinTokenExpiresIn = (object.joinTokenExpiresIn !== undefined && object.joinTokenExpiresIn !== null)
+      ? Duration.fromPartial(object.joinTokenExpiresIn)
+      : undefined;
+    message.reason = object.reason ?? 0;
+    message.ladder = object.ladder ?? "";
     return message;
   },
 };
