@@ -14,7 +14,7 @@ import inspect
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -42,6 +42,13 @@ class LeaseState(IntEnum):
     NONE = 0  # a single node (no lease), or not registered yet
     HOLDING = 1  # holds its lease and hosts matches
     DRAINING = 2  # stopping: takes no new matches, lets its running matches finish
+
+
+class LeaseHolder(Protocol):
+    """What the lease gauge reads of a cluster member (``arbiter.cluster.ClusterMember``)."""
+
+    lost: bool
+    draining: bool
 
 
 class _LiveCollector(Collector):
@@ -148,8 +155,19 @@ class ArbiterMetrics:
 
     # --- a cluster of nodes -------------------------------------------------------------------
     def set_lease_state(self, state: LeaseState) -> None:
-        """What the node holds (the multi-node code calls this when its lease changes)."""
+        """Set what the node holds by hand (a node outside a cluster keeps ``NONE``)."""
         self.lease_state.set(int(state))
+
+    def follow_cluster(self, member: LeaseHolder) -> None:
+        """From now on the gauge is read from ``member`` at each scrape: draining, holding its
+        lease, or nothing once the registration was lost."""
+
+        def state() -> float:
+            if member.lost:
+                return float(LeaseState.NONE)
+            return float(LeaseState.DRAINING if member.draining else LeaseState.HOLDING)
+
+        self.lease_state.set_function(state)
 
     # --- gRPC ---------------------------------------------------------------------------------
     def interceptor(self) -> grpc.aio.ServerInterceptor:

@@ -160,6 +160,7 @@ class Arbiter:
         A takeover's matches are rebuilt here from their move logs; ``on_lost`` runs when this
         node's registration was taken over (it must stop at once)."""
         self.cluster = member
+        self.metrics.follow_cluster(member)
         member.on_adopt = self._adopt
         member.on_lost = on_lost
 

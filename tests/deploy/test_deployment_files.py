@@ -188,6 +188,21 @@ def test_node_ports_equal_the_serve_flags_and_defaults():
     assert ports["metrics"] == port_of(params["metrics_address"])
 
 
+def test_nodes_advertise_their_stable_name_under_the_headless_service():
+    """Other nodes redirect bots to ``--advertise``: the pod's own name under the StatefulSet's
+    headless Service, on the port it serves."""
+    node_set_ = node_set()
+    node = container_named(node_set_, "arbiter")
+    params = parsed(node["args"])
+    host, port = str(params["advertise"]).rsplit(":", 1)
+    assert int(port) == params["port"]
+    service = one("Service", node_set_["spec"]["serviceName"])
+    assert service["spec"]["clusterIP"] == "None"  # headless: one DNS name per pod
+    assert host == f"$(POD_NAME).{service['metadata']['name']}"
+    env = {e["name"]: e for e in node["env"]}
+    assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+
+
 def test_node_probes_ask_the_grpc_health_service_on_the_bot_port():
     node = container_named(node_set(), "arbiter")
     grpc_port = named_ports(node)["grpc"]
@@ -273,7 +288,7 @@ def test_the_database_url_comes_from_the_secret_under_the_name_the_commands_read
     for workload in workloads():
         for container in containers(workload):
             names = command_of(container["args"])[1]
-            (env,) = [e for e in container["env"] if "valueFrom" in e]
+            (env,) = [e for e in container["env"] if "secretKeyRef" in e.get("valueFrom", {})]
             assert env["name"] == envvar_of(names, "database") == "ARBITER_DATABASE"
             ref = env["valueFrom"]["secretKeyRef"]
             secret = secrets[ref["name"]]

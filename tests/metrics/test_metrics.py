@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import types
 from collections.abc import AsyncIterator
 
 import grpc
@@ -224,3 +225,19 @@ def test_ladder_members_and_rate_limit_refusals_are_read_when_scraped():
     assert joined == 1
     assert refused.ladder == "t5"
     assert limited == 1
+
+
+def test_the_lease_gauge_follows_the_cluster_member():
+    """In a cluster the gauge is read from the node's member: holding, draining, then lost."""
+    arbiter = Arbiter(ArbiterConfig(bots=BotDirectory()))
+    member = types.SimpleNamespace(lost=False, draining=False, on_adopt=None, on_lost=None)
+    arbiter.join_cluster(member, lambda: None)  # type: ignore[arg-type]
+
+    def gauge() -> float | None:
+        return arbiter.metrics.registry.get_sample_value("arbiter_node_lease_state")
+
+    assert gauge() == LeaseState.HOLDING
+    member.draining = True
+    assert gauge() == LeaseState.DRAINING
+    member.lost = True
+    assert gauge() == LeaseState.NONE
