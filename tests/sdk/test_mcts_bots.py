@@ -4,6 +4,7 @@ and a Surge sampler that agrees with the observation and reads nothing else."""
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,10 @@ from arbiter_bot.examples.ismcts_surge import (
     sample_hidden,
     unseen_opponent_stones,
 )
-from arbiter_bot.examples.mcts_flank import MctsFlankBot
+from arbiter_bot.examples.mcts_flank import MctsFlankBot, Node, margin_of, margin_value
 from arbiter_bot.examples.thinking import think_seconds
 from arbiter_bot.local import play_local
+from arbiter_games.hexflank import SWAP, FlankState, state_from_observation
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.surge import SURGE, SurgeState, surge_columns, surge_step
 from arbiter_games.timecontrol import TimeControl
@@ -79,6 +81,45 @@ def test_mcts_flank_is_deterministic_with_a_fixed_number_of_iterations() -> None
         play_local(MctsFlankBot(5, iterations=5), GreedyFlankBot(6), "fravan", {"size": 5}) for _ in range(2)
     ]
     assert games[0].actions == games[1].actions
+
+
+def scored_afresh(rules: Any, state: FlankState) -> dict[str, int]:
+    """The state's scores with the territory cache dropped, so the engine reads every line."""
+    fresh = state.copy()
+    fresh.territory = None
+    fresh.territory_from = None
+    return dict(rules.scores(fresh))
+
+
+@pytest.mark.parametrize("game", ["torrent", "fravan"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_mcts_flank_expansion_values_every_child_by_its_true_margin(game: str, seed: int) -> None:
+    """The fast margin (incremental territory, no dict) equals the from-scratch score margin for
+    every child of every position of a game, from the real state and from one rebuilt from the
+    observation (whose territory the expansion must compute itself); swaps change the colour."""
+    bot = MctsFlankBot(0)
+    swaps = 0
+    for typed, state, legal in decision_points(game, {"size": 5}, seed):
+        rules = typed.flank_rules
+        seat = rules.to_move(state)
+        rebuilt = state_from_observation(rules, rules.observe(state, seat))
+        for start in (state, rebuilt):
+            node = Node(rules, start)
+            assert bot._expand(rules, node)
+            assert node.actions == legal
+            for action, after, value in zip(node.actions, node.states, node.static, strict=True):
+                assert after is not None
+                if after.over:
+                    assert value == margin_value(rules, after, seat)
+                    continue
+                scores = scored_afresh(rules, after)
+                me = after.colour_of(seat)
+                expected = scores[me] - sum(v for k, v in scores.items() if k != me)
+                assert margin_of(after, 1 if me == "black" else 2) == expected
+                assert value == pytest.approx(math.tanh(expected / mcts_flank.SCALE))
+                swaps += action == SWAP
+            assert node.value == max(node.static)
+    assert swaps == 2  # the swap position was checked, from both starts
 
 
 # --- Surge: the sampler ---------------------------------------------------------------------------
