@@ -21,7 +21,9 @@ the determinizations where it is legal (the opponent's possible stones vary), an
 with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
 best (:func:`candidates`). From a new node the game is played out to the end by both players with
 a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
-the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. The move played
+the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin (with
+``lookahead=K`` the first K moves of each playout add the tips' four-surge look-ahead,
+:func:`lookahead_action`; off by default, docs/bots.md has why). The move played
 is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
 ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
