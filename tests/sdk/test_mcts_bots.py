@@ -4,6 +4,7 @@ and a Surge sampler that agrees with the observation and reads nothing else."""
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,18 @@ from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.ismcts_surge import (
     Determinizer,
     IsmctsSurgeBot,
+    column_forecast,
     determinize,
+    lookahead_action,
+    playout_value,
+    rollout_action,
     sample_hidden,
     unseen_opponent_stones,
 )
-from arbiter_bot.examples.mcts_flank import MctsFlankBot
+from arbiter_bot.examples.mcts_flank import MctsFlankBot, Node, margin_of, margin_value
 from arbiter_bot.examples.thinking import think_seconds
 from arbiter_bot.local import play_local
+from arbiter_games.hexflank import SWAP, FlankState, state_from_observation
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.surge import SURGE, SurgeState, surge_columns, surge_step
 from arbiter_games.timecontrol import TimeControl
@@ -79,6 +85,45 @@ def test_mcts_flank_is_deterministic_with_a_fixed_number_of_iterations() -> None
         play_local(MctsFlankBot(5, iterations=5), GreedyFlankBot(6), "fravan", {"size": 5}) for _ in range(2)
     ]
     assert games[0].actions == games[1].actions
+
+
+def scored_afresh(rules: Any, state: FlankState) -> dict[str, int]:
+    """The state's scores with the territory cache dropped, so the engine reads every line."""
+    fresh = state.copy()
+    fresh.territory = None
+    fresh.territory_from = None
+    return dict(rules.scores(fresh))
+
+
+@pytest.mark.parametrize("game", ["torrent", "fravan"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_mcts_flank_expansion_values_every_child_by_its_true_margin(game: str, seed: int) -> None:
+    """The fast margin (incremental territory, no dict) equals the from-scratch score margin for
+    every child of every position of a game, from the real state and from one rebuilt from the
+    observation (whose territory the expansion must compute itself); swaps change the colour."""
+    bot = MctsFlankBot(0)
+    swaps = 0
+    for typed, state, legal in decision_points(game, {"size": 5}, seed):
+        rules = typed.flank_rules
+        seat = rules.to_move(state)
+        rebuilt = state_from_observation(rules, rules.observe(state, seat))
+        for start in (state, rebuilt):
+            node = Node(rules, start)
+            assert bot._expand(rules, node)
+            assert node.actions == legal
+            for action, after, value in zip(node.actions, node.states, node.static, strict=True):
+                assert after is not None
+                if after.over:
+                    assert value == margin_value(rules, after, seat)
+                    continue
+                scores = scored_afresh(rules, after)
+                me = after.colour_of(seat)
+                expected = scores[me] - sum(v for k, v in scores.items() if k != me)
+                assert margin_of(after, 1 if me == "black" else 2) == expected
+                assert value == pytest.approx(math.tanh(expected / mcts_flank.SCALE))
+                swaps += action == SWAP
+            assert node.value == max(node.static)
+    assert swaps == 2  # the swap position was checked, from both starts
 
 
 # --- Surge: the sampler ---------------------------------------------------------------------------
@@ -149,9 +194,9 @@ def test_the_sampler_reads_the_observation_only() -> None:
     assert checked >= 3
 
 
-@pytest.mark.parametrize("paired", [False, True])
-def test_ismcts_answers_legally(paired: bool) -> None:
-    bot = IsmctsSurgeBot(3, iterations=8, paired=paired)
+@pytest.mark.parametrize(("paired", "lookahead"), [(False, 0), (True, 0), (False, 4)])
+def test_ismcts_answers_legally(paired: bool, lookahead: int) -> None:
+    bot = IsmctsSurgeBot(3, iterations=8, paired=paired, lookahead=lookahead)
     for seed in range(3):
         for rules, state, legal in decision_points("surge", {}, seed):
             assert ask(bot, "surge", rules, state, legal) in legal
@@ -163,6 +208,79 @@ def test_surge_columns_is_the_engines_surge() -> None:
             cols, blue, orange = surge_columns(state.cols)
             board, scored = surge_step(state.cols)
             assert cols == board and (blue, orange) == (scored["blue"], scored["orange"])
+
+
+class NeverRandom(random.Random):
+    """An rng whose ``random()`` never falls under the playout policies' ``EPSILON``."""
+
+    def random(self) -> float:
+        return 0.99
+
+
+def board_forecast(cols: Any, horizon: int = ismcts_surge.FORECAST) -> tuple[int, int]:
+    """The whole board surged ``horizon`` times: (Blue's points less Orange's, stones left)."""
+    margin = 0
+    for _ in range(horizon):
+        cols, blue, orange = surge_columns(cols)
+        margin += blue - orange
+    return margin, sum(map(sum, cols))
+
+
+def test_column_forecasts_add_up_to_the_boards() -> None:
+    """The look-ahead policy surges one column at a time: the columns' figures sum to the board's."""
+    checked = 0
+    for seed in range(4):
+        for state, _ in turn_states(seed):
+            parts = [column_forecast(col) for col in state.cols]
+            assert (sum(m for m, _ in parts), sum(v for _, v in parts)) == board_forecast(state.cols)
+            checked += 1
+    assert checked > 50
+
+
+def test_lookahead_action_plays_the_best_placement_by_tips_and_forecast() -> None:
+    """Against a reference that scores every biggest-stone placement on the whole board, with the
+    same tips, the policy's choice is one of the best; it differs from the cheap policy somewhere."""
+    differs = 0
+    for seed in range(3):
+        for state, _ in turn_states(seed):
+            legal = SURGE.legal_actions(state)
+            if len(legal) < 2:
+                continue
+            p = state.mover
+            sign = 1 if p == 0 else -1
+            first = p == state.first
+            top = max(a.value for a in legal)
+            base = board_forecast(state.cols)
+            scores = {}
+            for a in legal:
+                if a.value != top:
+                    continue
+                c, r = "abcdefgh".index(a.square[0]), int(a.square[1:]) - 1
+                col = state.cols[c]
+                mine = sum(1 for x in col if x * sign > 0)
+                score = 2.0 * mine if mine else -3.0
+                score += 4.0 if r == (1 if p == 0 else 6) else 0.0
+                if first and 0 <= r + sign < 8 and col[r + sign] * sign > 0:
+                    score += 6.0
+                if not first and state.down >= 0 and state.down >> 3 == c:
+                    score += 6.0 + 0.6 * top
+                cols = [list(x) for x in state.cols]
+                cols[c][r] = sign * top
+                margin, material = board_forecast([tuple(x) for x in cols])
+                score += ismcts_surge.LOOKAHEAD_WEIGHT * sign * (margin - base[0])
+                score += ismcts_surge.MATERIAL * (sign * (material - base[1]) - top)
+                scores[a] = score
+            chosen = lookahead_action(state, legal, NeverRandom(seed))
+            assert chosen in scores and scores[chosen] == pytest.approx(max(scores.values()))
+            differs += chosen != rollout_action(state, legal, NeverRandom(seed))
+    assert differs > 0
+
+
+def test_playouts_with_lookahead_reach_the_end_of_the_game() -> None:
+    for state, _ in turn_states(5)[::6]:
+        copy = state.copy()
+        value = playout_value(copy, random.Random(1), rounds=100, lookahead=100)
+        assert copy.mover < 0 and -1.0 <= value <= 1.0
 
 
 # --- Thinking time -------------------------------------------------------------------------------

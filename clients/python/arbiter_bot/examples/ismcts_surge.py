@@ -21,7 +21,9 @@ the determinizations where it is legal (the opponent's possible stones vary), an
 with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
 best (:func:`candidates`). From a new node the game is played out to the end by both players with
 a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
-the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. The move played
+the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin (with
+``lookahead=K`` the first K moves of each playout add the tips' four-surge look-ahead,
+:func:`lookahead_action`; off by default, docs/bots.md has why). The move played
 is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
 ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
@@ -77,6 +79,11 @@ PLAYOUT_ROUNDS = 100
 #: Surges looked ahead by the evaluation, and the weight of the stones left on the board.
 FORECAST = 4
 MATERIAL = 0.3
+#: Moves at the start of each playout chosen with the look-ahead policy (``lookahead_action``);
+#: the rest of the playout uses the cheap ``rollout_action``.
+LOOKAHEAD = 0
+#: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
+LOOKAHEAD_WEIGHT = 3.0
 
 
 @dataclass
@@ -285,14 +292,85 @@ def rollout_action(state: SurgeState, legal: Sequence[SurgeAction], rng: random.
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def playout_value(state: SurgeState, rng: random.Random, rounds: int = 1) -> float:
-    """Play ``state`` on with :func:`rollout_action` to the end of the round, and ``rounds - 1``
-    rounds more (or to the end of the game), then judge it with :func:`evaluate`; Blue's value."""
+def column_forecast(col: Column, horizon: int = FORECAST) -> tuple[int, int]:
+    """One column surged ``horizon`` times with no more placements (the engine's cached surge):
+    (Blue's points minus Orange's over those surges, the stones' values left in it, Blue's minus
+    Orange's). Columns surge independently, so a placement only changes its own column's figures."""
+    margin = 0
+    cols: Sequence[Column] = (col,)
+    for _ in range(horizon):
+        cols, blue, orange = surge_columns(cols)
+        margin += blue - orange
+    return margin, sum(cols[0])
+
+
+def lookahead_action(
+    state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random, weight: float = LOOKAHEAD_WEIGHT
+) -> SurgeAction:
+    """A playout move with ``surge_tips``' short look-ahead: :func:`rollout_action`'s tips for the
+    biggest stone in hand, plus ``weight`` per point of margin the placement wins over
+    ``FORECAST`` surges of its column and ``MATERIAL`` per point of stones it keeps on the board
+    (both from the mover's side, against the column without it). It reads only the state it is
+    given (in the search, a determinization). With chance ``EPSILON`` a random legal move."""
+    if len(legal) == 1 or rng.random() < EPSILON:
+        return legal[0] if len(legal) == 1 else rng.choice(legal)
+    p = state.mover
+    sign = 1 if p == 0 else -1
+    front = 1 if p == 0 else 6
+    cols = state.cols
+    first = p == state.first
+    answer_col = state.down >> 3 if not first and state.down >= 0 else -1
+    top = legal[-1].value  # type: ignore[union-attr]
+    best: list[SurgeAction] = []
+    best_score = -math.inf
+    k = len(legal) - 1
+    last_c = -1
+    column_score = 0.0
+    base = (0, 0)
+    while k >= 0 and legal[k].value == top:  # type: ignore[union-attr]
+        a = legal[k]
+        k -= 1
+        c, r = _WHERE[a.square]  # type: ignore[union-attr]
+        col = cols[c]
+        if c != last_c:
+            last_c = c
+            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
+            column_score = 2.0 * mine if mine else -3.0
+            base = column_forecast(col)
+        score = column_score
+        if r == front:
+            score += 4.0
+        if first:
+            ahead = r + sign
+            if 0 <= ahead < 8 and col[ahead] * sign > 0:
+                score += 6.0
+        elif c == answer_col:
+            score += 6.0 + 0.6 * top
+        placed = list(col)
+        placed[r] = sign * top
+        margin, material = column_forecast(tuple(placed))
+        score += weight * sign * (margin - base[0]) + MATERIAL * (sign * (material - base[1]) - top)
+        if score > best_score:
+            best, best_score = [a], score
+        elif score == best_score:
+            best.append(a)
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def playout_value(state: SurgeState, rng: random.Random, rounds: int = 1, lookahead: int = 0) -> float:
+    """Play ``state`` on to the end of the round, and ``rounds - 1`` rounds more (or to the end of
+    the game), then judge it with :func:`evaluate`; Blue's value. The first ``lookahead`` moves
+    come from :func:`lookahead_action`, the others from :func:`rollout_action`."""
     apply = SURGE.apply_in_place
     legal_of = SURGE.legal_actions
     stop = state.done + rounds
     while state.mover >= 0 and state.done < stop:
-        apply(state, rollout_action(state, legal_of(state), rng))
+        legal = legal_of(state)
+        if lookahead > 0 and legal[0] is not SKIP:
+            lookahead -= 1
+            apply(state, lookahead_action(state, legal, rng))
+        else:
+            apply(state, rollout_action(state, legal, rng))
     return evaluate(state)
 
 
@@ -381,6 +459,7 @@ class IsmctsSurgeBot(Bot):
         rank_penalty: float = RANK_PENALTY,
         paired: bool = PAIRED,
         playout_rounds: int = PLAYOUT_ROUNDS,
+        lookahead: int = LOOKAHEAD,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -391,6 +470,7 @@ class IsmctsSurgeBot(Bot):
         self.paired = paired
         self.tree_depth = tree_depth
         self.playout_rounds = playout_rounds
+        self.lookahead = lookahead
         self.last = Stats()
         #: Every determinization of the last decision's search, when set to a list (for tests).
         self.record: list[SurgeState] | None = None
@@ -453,7 +533,7 @@ class IsmctsSurgeBot(Bot):
             after = state.copy()
             mover = after.mover
             SURGE.apply_in_place(after, action)
-            value_blue = playout_value(after, random.Random(seed), self.playout_rounds)
+            value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
             if key not in root.n:
                 root.actions[key] = action
                 root.n[key] = 0
@@ -504,7 +584,7 @@ class IsmctsSurgeBot(Bot):
             path.append((node, key, mover))
             apply(state, node.actions[key])
             node = node.children[key]
-        value_blue = playout_value(state, rng, self.playout_rounds)
+        value_blue = playout_value(state, rng, self.playout_rounds, self.lookahead)
         for parent, key, mover in path:
             parent.n[key] += 1
             parent.w[key] += value_blue if mover == 0 else -value_blue

@@ -43,6 +43,7 @@ from arbiter_games.hexflank import (
     FlankState,
     Place,
     _flip_verdict,
+    _territory,
     state_from_observation,
 )
 from arbiter_games.torrent import TORRENT
@@ -98,6 +99,21 @@ def margin_value(rules: FlankRules, state: FlankState, seat: int) -> float:
     me = state.colour_of(seat)
     other = WHITE if me == BLACK else BLACK
     return math.tanh((scores[me] - scores[other]) / SCALE)
+
+
+def margin_of(state: FlankState, code: int) -> int:
+    """Stones plus territory of colour ``code`` (1 Black, 2 White) less the other colour's.
+
+    The same figure as ``rules.scores`` (locked stones count as stones), without its dict: the
+    engine's territory cache (``_territory``) carries the territory over from the position before
+    the last placement, so after ``rules.apply`` on a scored position only the lines through the
+    stones that changed are read again.
+    """
+    board = state.board
+    territory = _territory(state)
+    black = board.count(1) + board.count(5) + territory.black
+    white = board.count(2) + board.count(6) + territory.white
+    return black - white if code == 1 else white - black
 
 
 def settle(state: FlankState) -> None:
@@ -260,18 +276,27 @@ class MctsFlankBot(Bot):
         """
         seat = node.mover
         state = node.state
+        # Score the position itself first: its territory, cached with it, is where each child's
+        # territory is derived from (a root rebuilt from an observation has none yet).
+        _territory(state)
         actions = rules.legal_actions(state)
         states: list[FlankState | None] = []
         static: list[float] = []
         complete = True
+        apply = rules.apply
+        tanh = math.tanh
         for k, action in enumerate(actions):
             if k % 8 == 7 and time.monotonic() > deadline:
                 complete = False
                 actions = actions[:k]
                 break
-            after = rules.apply(state, action)
+            after = apply(state, action)
             states.append(after)
-            static.append(margin_value(rules, after, seat))
+            if after.over:
+                static.append(margin_value(rules, after, seat))
+            else:
+                code = 1 if (seat == 2) == after.swapped else 2  # the mover's colour after the action
+                static.append(tanh(margin_of(after, code) / SCALE))
         node.actions = actions
         node.states = states
         node.static = static

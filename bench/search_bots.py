@@ -1,0 +1,89 @@
+"""Iterations per CPU second of the search bots (docs/bots.md, "Speed").
+
+python bench/search_bots.py [ROUNDS]
+
+``mcts_flank``: one decision of a fixed number of iterations on Torrent and Fravan size-7
+positions after 10, 30 and 60 random plies, once with the engine's territory as it is
+(``incremental``: after a placement only the lines through the stones that changed are read again)
+and once with a territory read afresh for every position (``afresh``: the engine's full count, as
+before the territory became incremental). ``ismcts_surge``: one decision on a Surge position after
+8 random placements, with the playout policy without look-ahead (``lookahead 0``) and with the
+look-ahead for the first 4 moves of each playout (``lookahead 4``). The variants alternate within
+each round, so that a change in the machine's load hits them alike. CPU seconds (``process_time``)
+rather than wall time, for the same reason.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import _common  # noqa: F401 - puts the project's code on the path
+from arbiter_bot.bot import Bot, TurnContext
+from arbiter_bot.examples import mcts_flank
+from arbiter_bot.examples.ismcts_surge import IsmctsSurgeBot
+from arbiter_bot.examples.mcts_flank import MctsFlankBot
+from arbiter_games import get_game, hexflank
+from arbiter_games.hexflank import FlankState, Territory
+
+FLANK_ITERATIONS = 150
+SURGE_ITERATIONS = 300
+
+
+def afresh(state: FlankState) -> Territory:
+    """The engine's territory read from the whole board, never derived from the one before."""
+    territory = hexflank._territory_afresh(state)
+    state.territory = territory
+    state.territory_from = None
+    return territory
+
+
+def position(game: str, plies: int) -> tuple[Any, Any]:
+    rules = get_game(game)
+    rng = random.Random(1)
+    state = rules.new_game({}, seed=bytes(32)) if game == "surge" else rules.new_game({"size": 7})
+    for _ in range(plies):
+        state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+    return rules, state
+
+
+def rate(bot: Bot, game: str, plies: int, iterations: int) -> float:
+    rules, state = position(game, plies)
+    seat = rules.to_move(state)
+    options: dict[str, Any] = {} if game == "surge" else {"size": 7}
+    context = TurnContext("m", 1, game, options, seat, None, "x", {1: None, 2: None}, None)
+    started = time.process_time()
+    bot.choose(rules.observe(state, seat), rules.legal_actions(state), context)
+    return iterations / (time.process_time() - started)
+
+
+def with_territory(function: Callable[[FlankState], Territory]) -> None:
+    setattr(hexflank, "_territory", function)  # noqa: B010 - replacing the engine's function
+    setattr(mcts_flank, "_territory", function)  # noqa: B010 - and the bot's reference to it
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    incremental = hexflank._territory
+    for number in range(1, rounds + 1):
+        for game in ("torrent", "fravan"):
+            for plies in (10, 30, 60):
+                figures = []
+                for name, function in (("afresh", afresh), ("incremental", incremental)):
+                    with_territory(function)
+                    bot: Bot = MctsFlankBot(1, iterations=FLANK_ITERATIONS)
+                    figures.append(f"{name} {rate(bot, game, plies, FLANK_ITERATIONS):5.0f}")
+                print(f"round {number} mcts_flank {game:7} after {plies:2} plies: {', '.join(figures)}")
+        with_territory(incremental)
+        figures = []
+        for lookahead in (0, 4):
+            bot = IsmctsSurgeBot(1, iterations=SURGE_ITERATIONS, lookahead=lookahead)
+            figures.append(f"lookahead {lookahead} {rate(bot, 'surge', 8, SURGE_ITERATIONS):5.0f}")
+        print(f"round {number} ismcts_surge surge after  8 plies: {', '.join(figures)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
