@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -52,6 +53,16 @@ class Cluster:
         if self.user is not None:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
 
+    def _options(self) -> str:
+        """The server's settings, the same at ``start`` and ``restart``.
+
+        fsync and full-page writes are off: they guard against the machine losing power, which a
+        test never does, and cost time. ``synchronous_commit`` stays on (PostgreSQL's default):
+        off, a commit is acknowledged before its WAL leaves the server's memory, so ``halt`` (a
+        crash) would lose the last commits the arbiter was told were done, as a real crash would.
+        """
+        return f"-c listen_addresses='' -k {self.dir} -p {PORT} -c fsync=off -c full_page_writes=off"
+
     def _run(self, program: str, *args: str) -> None:
         command = [str(self.bin / program), *args]
         if self.user is not None:
@@ -63,13 +74,9 @@ class Cluster:
 
     def start(self) -> None:
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-        options = (
-            f"-c listen_addresses='' -k {self.dir} -p {PORT}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        )
         log = self.dir / "log"
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-w", "-o", options, "start")
+            self._run("pg_ctl", "-D", str(self.data), "-l", str(log), "-w", "-o", self._options(), "start")
         except ClusterError as exc:
             said = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
             raise ClusterError(f"{exc} ({said[-1] if said else 'no log'})") from None
@@ -79,9 +86,13 @@ class Cluster:
         self._run("createdb", "-h", str(self.dir), "-p", str(PORT), "-U", "postgres", name)
         return self.url(name)
 
+    def connect_args(self, database: str) -> dict[str, Any]:
+        """``psycopg.connect`` keywords for ``database`` as the superuser."""
+        return {"host": str(self.dir), "port": PORT, "user": "postgres", "dbname": database}
+
     def new_database(self, name: str) -> str:
         """Like ``createdb``, without a process: for a fresh database per test."""
-        with psycopg.connect(host=str(self.dir), port=PORT, user="postgres", dbname="postgres") as admin:
+        with psycopg.connect(**self.connect_args("postgres")) as admin:
             admin.autocommit = True
             admin.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
@@ -95,8 +106,9 @@ class Cluster:
 
     def restart(self) -> None:
         """Start a halted server again on the same data."""
-        options = f"-c listen_addresses='' -k {self.dir} -p {PORT} -c fsync=off"
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-o", options, "start")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-o", self._options(), "start"
+        )
 
     def stop(self) -> None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 from arbiter.store import SqlStore
 
@@ -28,3 +29,25 @@ def test_the_session_database_is_a_plain_postgresql_url_the_store_opens(postgres
     store.upgrade()
     store.check_schema()
     store.close()
+
+
+def test_a_commit_the_store_acknowledged_survives_a_halt_and_restart():
+    # The ladder outage test halts PostgreSQL (a crash) right after results are committed; with
+    # asynchronous commit the cluster itself would drop them, whatever the arbiter does.
+    cluster = postgres.Cluster()
+    cluster.start()
+    try:
+        store = SqlStore(cluster.new_database("durable"))
+        store.upgrade()
+        for round_ in range(3):
+            with psycopg.connect(**cluster.connect_args("durable")) as db:
+                assert db.execute("SHOW synchronous_commit").fetchone() == ("on",)
+            name = f"bot{round_}"
+            store.add_bot(name, "t")  # committed: the store returned
+            cluster.halt()
+            cluster.restart()
+            # The store's pooled connection died with the server; the next call reconnects.
+            assert store.get_bot(name) is not None, f"round {round_}: an acknowledged commit was lost"
+        store.close()
+    finally:
+        cluster.stop()

@@ -145,8 +145,12 @@ class StoreWriter:
             tallies.update(ladder.tallies)
         first_time = self.store.finish_match(event.facts.match_id, result, updates or None, tallies or None)
         if ladder is not None and first_time:
+            # Each count retried on its own: were this whole write retried after the result had
+            # committed, finish_match would answer "ended already" and the counts would be lost.
             for bot, failed in ladder.failed.items():
-                self.store.record_outcome_for_bot(ladder.ladder, bot, failed, ladder.failure_limit)
+                self._with_retries(
+                    self.store.record_outcome_for_bot, ladder.ladder, bot, failed, ladder.failure_limit
+                )
 
     # --- the MatchEnded gate ------------------------------------------------------------------
     def hold(self, event: MatchEnded, release: Callable[[], None]) -> bool:
