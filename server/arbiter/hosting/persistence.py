@@ -33,9 +33,6 @@ SWITCH_INTERVAL = 0.001
 #: Moves are written when this many wait for one match, and at least every FLUSH_SECONDS.
 MOVE_BATCH = 32
 FLUSH_SECONDS = 0.5
-#: Attempts at a write that fails for another reason than the database being away (a database
-#: that has just come back may refuse a statement or two before it settles).
-FIRM_ERROR_ATTEMPTS = 5
 #: Delays between attempts while the store is unavailable (the last one repeats).
 RETRY_DELAYS = (0.05, 0.2, 0.5, 1.0, 2.0)
 
