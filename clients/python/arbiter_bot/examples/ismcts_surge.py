@@ -82,6 +82,9 @@ MATERIAL = 0.3
 #: Moves at the start of each playout chosen with the look-ahead policy (``lookahead_action``);
 #: the rest of the playout uses the cheap ``rollout_action``.
 LOOKAHEAD = 0
+#: Model the opponent's face-down stone as the biggest of the stones it chose from (see
+#: ``sample_hidden``) instead of any of its unseen stones.
+BIG_DOWN = False
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
 
@@ -125,7 +128,9 @@ class Hidden:
     own_supply: tuple[int, ...]
 
 
-def sample_hidden(obs: SurgeObservation, rng: random.Random, unseen: Sequence[int] | None = None) -> Hidden:
+def sample_hidden(
+    obs: SurgeObservation, rng: random.Random, unseen: Sequence[int] | None = None, big_down: bool = False
+) -> Hidden:
     """Deal the opponent's unseen stones at random into the places the observation says they are.
 
     Every assignment that fits the observation is possible (any hand can be completed into an
@@ -141,6 +146,12 @@ def sample_hidden(obs: SurgeObservation, rng: random.Random, unseen: Sequence[in
             f"a hand of {obs.opponent_hand_size} and a supply of {obs.opponent_supply_size}"
         )
     rng.shuffle(pool)
+    if has_down and big_down:
+        # The opponent model: the face-down stone is the biggest of the hand it was chosen from
+        # (the hand now plus that stone); the rest of that hand stays in hand.
+        held = pool[: obs.opponent_hand_size + 1]
+        held.remove(max(held))
+        pool = held + pool[obs.opponent_hand_size + 1 :] + [max(pool[: obs.opponent_hand_size + 1])]
     down = pool.pop() if has_down else None
     hand = tuple(sorted(pool[: obs.opponent_hand_size]))
     supply = tuple(pool[obs.opponent_hand_size :])
@@ -191,8 +202,9 @@ class Determinizer:
     tests check it) by copying a template state and dealing the hidden stones into it.
     """
 
-    def __init__(self, obs: SurgeObservation) -> None:
+    def __init__(self, obs: SurgeObservation, big_down: bool = False) -> None:
         self.obs = obs
+        self.big_down = big_down
         first = sample_hidden(obs, random.Random(0))
         self.template = determinize(obs, first)
         self.me = 0 if obs.colour == BLUE else 1
@@ -206,7 +218,7 @@ class Determinizer:
         self.unseen = unseen_opponent_stones(obs)
 
     def sample(self, rng: random.Random) -> SurgeState:
-        return self.state(sample_hidden(self.obs, rng, self.unseen))
+        return self.state(sample_hidden(self.obs, rng, self.unseen, self.big_down))
 
     def state(self, hidden: Hidden) -> SurgeState:
         state = self.template.copy()
@@ -460,6 +472,7 @@ class IsmctsSurgeBot(Bot):
         paired: bool = PAIRED,
         playout_rounds: int = PLAYOUT_ROUNDS,
         lookahead: int = LOOKAHEAD,
+        big_down: bool = BIG_DOWN,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -471,6 +484,7 @@ class IsmctsSurgeBot(Bot):
         self.tree_depth = tree_depth
         self.playout_rounds = playout_rounds
         self.lookahead = lookahead
+        self.big_down = big_down
         self.last = Stats()
         #: Every determinization of the last decision's search, when set to a list (for tests).
         self.record: list[SurgeState] | None = None
@@ -484,7 +498,7 @@ class IsmctsSurgeBot(Bot):
         deadline = think_deadline(context, self.think, rounds_left)
         root = Node()
         stats = Stats()
-        sampler = Determinizer(observation)
+        sampler = Determinizer(observation, self.big_down)
         moves = candidates(observation, places, self.width)
         engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
         root_keys = {id(a) for a in engine_moves}
