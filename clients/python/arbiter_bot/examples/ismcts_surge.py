@@ -84,7 +84,7 @@ MATERIAL = 0.3
 LOOKAHEAD = 0
 #: Model the opponent's face-down stone as the biggest of the stones it chose from (see
 #: ``sample_hidden``) instead of any of its unseen stones.
-BIG_DOWN = False
+BIG_DOWN = True
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
 
@@ -135,6 +135,9 @@ def sample_hidden(
 
     Every assignment that fits the observation is possible (any hand can be completed into an
     order that explains the placements seen so far), so a uniform shuffle is the right guess.
+    With ``big_down`` (the bot's default, ``BIG_DOWN``) the guess adds an opponent model: the
+    opponent's face-down stone is taken to be the biggest of the hand it was placed from (the
+    tips say to play big stones early), i.e. the largest of the face-down stone and the hand dealt.
     ``unseen`` is :func:`unseen_opponent_stones` of ``obs`` when the caller has it already.
     """
     enemy = ORANGE if obs.colour == BLUE else BLUE
