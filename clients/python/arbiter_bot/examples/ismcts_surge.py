@@ -13,8 +13,10 @@ and, the seed being uniform, equally likely.
 Each iteration of the search therefore starts from a *determinization* (:func:`determinize`): the
 opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and dealt
 to their face-down stone, their hand and their supply, in the sizes the observation gives; the
-bot's own supply is shuffled. The result is a full engine state that agrees with everything the
-bot saw and uses nothing else (the sampler reads only the observation).
+bot's own supply is shuffled. By default (``BIG_DOWN``) the opponent's face-down stone is then
+taken to be the biggest of it and the hand dealt (an opponent model: big stones early). The
+result is a full engine state that agrees with everything the bot saw and uses nothing else (the
+sampler reads only the observation).
 
 The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
 the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
