@@ -164,6 +164,55 @@ def test_every_determinization_agrees_with_the_observation(
         assert sampler.state(hidden).snapshot() == guess.snapshot()
 
 
+@pytest.mark.parametrize("seat", [1, 2])
+def test_determinizations_match_the_real_engine_state_for_either_seat(seat: int) -> None:
+    """Beyond the observation: for the seat as first and as second placer, every field of the
+    engine state that is not hidden (whose turn, who placed first, the face-down square, whether
+    anybody placed, rounds done, scores, the empty squares, every face-up cell, the own hand, the
+    sizes of hands and supplies) is the real game's, so the search plays the real position."""
+    placings = set()
+    for game_seed in range(6):
+        for state, mover in turn_states(game_seed):
+            if mover != seat:
+                continue
+            obs = SURGE.observe(state, seat)
+            guess = Determinizer(obs).sample(random.Random(game_seed))
+            me, them = seat - 1, 2 - seat
+            for name in ("mover", "first", "down", "placed", "done", "score", "empty"):
+                assert getattr(guess, name) == getattr(state, name), name
+            hidden = {state.down} if state.down >= 0 and state.first == them else set()
+            cells = [(c, r) for c in range(8) for r in range(8) if c * 8 + r not in hidden]
+            assert [guess.cols[c][r] for c, r in cells] == [state.cols[c][r] for c, r in cells]
+            assert guess.hands[me] == state.hands[me]
+            assert len(guess.hands[them]) == len(state.hands[them])
+            for p in (0, 1):
+                assert len(guess.orders[p]) - guess.pos[p] == len(state.orders[p]) - state.pos[p]
+            assert sorted(guess.orders[me][guess.pos[me] :]) == sorted(state.orders[me][state.pos[me] :])
+            placings.add(state.first == me)
+    assert placings == {True, False}  # the seat was checked placing first and placing second
+
+
+def test_the_big_face_down_model_deals_the_same_stones() -> None:
+    """``big_down``: the opponent's face-down stone is the biggest of it and the hand left."""
+    checked = 0
+    for game_seed in range(4):
+        for state, seat in turn_states(game_seed):
+            obs = SURGE.observe(state, seat)
+            if state.down < 0 or state.first == seat - 1:
+                continue
+            rng = random.Random(game_seed)
+            for _ in range(5):
+                hidden = sample_hidden(obs, rng, big_down=True)
+                assert hidden.face_down is not None
+                assert all(v <= hidden.face_down for v in hidden.opponent_hand)
+                dealt = sorted([*hidden.opponent_hand, *hidden.opponent_supply, hidden.face_down])
+                assert dealt == unseen_opponent_stones(obs)
+                assert len(hidden.opponent_hand) == obs.opponent_hand_size
+                assert SURGE.observe(determinize(obs, hidden), seat) == obs
+            checked += 1
+    assert checked >= 10
+
+
 def test_the_sampler_reads_the_observation_only() -> None:
     """Two real games that differ only in hidden stones look the same to the bot, so its
     determinizations (and its move) are the same; they still vary from sample to sample."""

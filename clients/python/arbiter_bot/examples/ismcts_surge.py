@@ -13,8 +13,10 @@ and, the seed being uniform, equally likely.
 Each iteration of the search therefore starts from a *determinization* (:func:`determinize`): the
 opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and dealt
 to their face-down stone, their hand and their supply, in the sizes the observation gives; the
-bot's own supply is shuffled. The result is a full engine state that agrees with everything the
-bot saw and uses nothing else (the sampler reads only the observation).
+bot's own supply is shuffled. By default (``BIG_DOWN``) the opponent's face-down stone is then
+taken to be the biggest of it and the hand dealt (an opponent model: big stones early). The
+result is a full engine state that agrees with everything the bot saw and uses nothing else (the
+sampler reads only the observation).
 
 The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
 the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
@@ -82,6 +84,9 @@ MATERIAL = 0.3
 #: Moves at the start of each playout chosen with the look-ahead policy (``lookahead_action``);
 #: the rest of the playout uses the cheap ``rollout_action``.
 LOOKAHEAD = 0
+#: Model the opponent's face-down stone as the biggest of the stones it chose from (see
+#: ``sample_hidden``) instead of any of its unseen stones.
+BIG_DOWN = True
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
 
@@ -125,11 +130,16 @@ class Hidden:
     own_supply: tuple[int, ...]
 
 
-def sample_hidden(obs: SurgeObservation, rng: random.Random, unseen: Sequence[int] | None = None) -> Hidden:
+def sample_hidden(
+    obs: SurgeObservation, rng: random.Random, unseen: Sequence[int] | None = None, big_down: bool = False
+) -> Hidden:
     """Deal the opponent's unseen stones at random into the places the observation says they are.
 
     Every assignment that fits the observation is possible (any hand can be completed into an
     order that explains the placements seen so far), so a uniform shuffle is the right guess.
+    With ``big_down`` (the bot's default, ``BIG_DOWN``) the guess adds an opponent model: the
+    opponent's face-down stone is taken to be the biggest of the hand it was placed from (the
+    tips say to play big stones early), i.e. the largest of the face-down stone and the hand dealt.
     ``unseen`` is :func:`unseen_opponent_stones` of ``obs`` when the caller has it already.
     """
     enemy = ORANGE if obs.colour == BLUE else BLUE
@@ -141,6 +151,12 @@ def sample_hidden(obs: SurgeObservation, rng: random.Random, unseen: Sequence[in
             f"a hand of {obs.opponent_hand_size} and a supply of {obs.opponent_supply_size}"
         )
     rng.shuffle(pool)
+    if has_down and big_down:
+        # The opponent model: the face-down stone is the biggest of the hand it was chosen from
+        # (the hand now plus that stone); the rest of that hand stays in hand.
+        held = pool[: obs.opponent_hand_size + 1]
+        held.remove(max(held))
+        pool = held + pool[obs.opponent_hand_size + 1 :] + [max(pool[: obs.opponent_hand_size + 1])]
     down = pool.pop() if has_down else None
     hand = tuple(sorted(pool[: obs.opponent_hand_size]))
     supply = tuple(pool[obs.opponent_hand_size :])
@@ -191,8 +207,9 @@ class Determinizer:
     tests check it) by copying a template state and dealing the hidden stones into it.
     """
 
-    def __init__(self, obs: SurgeObservation) -> None:
+    def __init__(self, obs: SurgeObservation, big_down: bool = False) -> None:
         self.obs = obs
+        self.big_down = big_down
         first = sample_hidden(obs, random.Random(0))
         self.template = determinize(obs, first)
         self.me = 0 if obs.colour == BLUE else 1
@@ -206,7 +223,7 @@ class Determinizer:
         self.unseen = unseen_opponent_stones(obs)
 
     def sample(self, rng: random.Random) -> SurgeState:
-        return self.state(sample_hidden(self.obs, rng, self.unseen))
+        return self.state(sample_hidden(self.obs, rng, self.unseen, self.big_down))
 
     def state(self, hidden: Hidden) -> SurgeState:
         state = self.template.copy()
@@ -460,6 +477,7 @@ class IsmctsSurgeBot(Bot):
         paired: bool = PAIRED,
         playout_rounds: int = PLAYOUT_ROUNDS,
         lookahead: int = LOOKAHEAD,
+        big_down: bool = BIG_DOWN,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -471,6 +489,7 @@ class IsmctsSurgeBot(Bot):
         self.tree_depth = tree_depth
         self.playout_rounds = playout_rounds
         self.lookahead = lookahead
+        self.big_down = big_down
         self.last = Stats()
         #: Every determinization of the last decision's search, when set to a list (for tests).
         self.record: list[SurgeState] | None = None
@@ -484,7 +503,7 @@ class IsmctsSurgeBot(Bot):
         deadline = think_deadline(context, self.think, rounds_left)
         root = Node()
         stats = Stats()
-        sampler = Determinizer(observation)
+        sampler = Determinizer(observation, self.big_down)
         moves = candidates(observation, places, self.width)
         engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
         root_keys = {id(a) for a in engine_moves}
