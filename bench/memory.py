@@ -155,7 +155,9 @@ async def worker_main(args: argparse.Namespace) -> None:
         worker.start(int(line[1]))
     worker.stop()
     await worker.finish()
-    print(json.dumps({**worker.counts, "first_errors": worker.errors[:3]}), flush=True)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({**worker.counts, "cpu": cpu, "first_errors": worker.errors[:3]}), flush=True)
 
 
 # --- the bench ----------------------------------------------------------------------------------
@@ -289,6 +291,8 @@ def report(bench: Bench, results: list[dict[str, Any]], samples: dict[str, float
     print(f"matches started {started}, ended {sum(ended.values())}: {ended}; timeouts: {timeouts}")
     written = len(list(records.glob("*.json")))
     print(f"records written: {written}; largest charged decision: {max(charged, default=0):.3f} s")
+    cpu = sum(float(r["cpu"]) for r in results)
+    print(f"bot processes' CPU time: {cpu:.1f} s, {cpu / max(1, totals['moves']) * 1e6:.0f} us per move")
     print(f"bots: {totals}; seek refusals {sum(int(r['seek_rejected']) for r in results)}")
     for r in results:
         if r["first_errors"]:
@@ -333,6 +337,7 @@ def main() -> None:
                     bench.ramp(step)
                     bench.read(f"live {step}")
                 results = bench.stop()
+                bench.read("after the bots left")
             finally:
                 for proc in bench.procs:
                     if proc.poll() is None:
