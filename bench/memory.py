@@ -16,7 +16,8 @@ with every bot connected (channels ready, no call open), and at each step of liv
 (live: ``arbiter_matches_running`` read from the server's metrics), and prints the memory per
 live match. At the end it stops the bots (each finishes its match) and prints how many matches
 ended, how, and how many ended by timeout (there must be none: the bots answer within
-think-max seconds, far below the 10 s cap).
+think-max seconds, far below the 10 s cap); it exits non-zero when one did, when a bot's call
+failed, or when a match that started has no record.
 """
 
 from __future__ import annotations
@@ -262,7 +263,8 @@ class Bench:
         return results
 
 
-def report(bench: Bench, results: list[dict[str, Any]], samples: dict[str, float], records: Path) -> None:
+def report(bench: Bench, results: list[dict[str, Any]], samples: dict[str, float], records: Path) -> bool:
+    """Print the figures; False when a match timed out, a bot failed, or a match was not recorded."""
     base, _ = bench.rss["before any bot connects"]
     idle, _ = bench.rss["all bots connected, idle"]
     print(f"per connected idle bot: {(idle - base) / (2 * bench.args.matches):.1f} KiB")
@@ -297,6 +299,7 @@ def report(bench: Bench, results: list[dict[str, Any]], samples: dict[str, float
     for r in results:
         if r["first_errors"]:
             print("bot errors:", r["first_errors"])
+    return timeouts == 0 and totals["errors"] == 0 and started == sum(ended.values()) == written
 
 
 def main() -> None:
@@ -345,7 +348,8 @@ def main() -> None:
             samples = scrape(bench.metrics)
             cpu = served.cpu_seconds()
         print(f"arbiter CPU time: {cpu:.1f} s")
-        report(bench, results, samples, records)
+        if not report(bench, results, samples, records):
+            sys.exit("FAILED: a timeout, a bot error or a match without its record")
 
 
 if __name__ == "__main__":
