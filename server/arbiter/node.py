@@ -368,16 +368,20 @@ class Arbiter:
         return SeekAccepted(key, 0 if pairings else self.matchmaker.waiting(key))
 
     def start_pairing(self, pairing: Pairing) -> Match:
+        return self.hosting.start(self.pairing_setup(pairing))
+
+    def pairing_setup(self, pairing: Pairing, seed: bytes | None = None) -> MatchSetup:
+        """The match two paired seeks make (``seed``: a given one instead of a fresh one)."""
         key = pairing.key
-        setup = MatchSetup(
+        return MatchSetup(
             key.game,
             dict(key.options),
             {seat: seek.bot for seat, seek in pairing.seats.items()},
             key.control,
             self.config.policy,
+            seed=seed,
             seek_ids={seat: seek.seek_id for seat, seek in pairing.seats.items()},
         )
-        return self.hosting.start(setup)
 
     def start_match(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
         return self.hosting.start(setup, initial_state)

@@ -26,7 +26,7 @@ from arbiter_games.timecontrol import TimeControl
 
 from ..lobby import Pairing
 from ..match.events import MatchEnded, MatchEvent
-from ..match.match import Match, MatchSetup
+from ..match.match import Match
 from ..node import Arbiter, ArbiterConfig
 from ..security.ratelimit import RateLimits
 from ..sessions.auth import MAX_NAME_LENGTH, BotDirectory
@@ -138,18 +138,8 @@ class _RunnerArbiter(Arbiter):
             match = super().start_pairing(pairing)
             self.started[match.id] = (index, "")
             return match
-        key = pairing.key
         seed = self.pair_seed(index)
-        setup = MatchSetup(
-            key.game,
-            dict(key.options),
-            {seat: seek.bot for seat, seek in pairing.seats.items()},
-            key.control,
-            self.config.policy,
-            seed=seed,
-            seek_ids={seat: seek.seek_id for seat, seek in pairing.seats.items()},
-        )
-        match = self.start_match(setup)
+        match = self.start_match(self.pairing_setup(pairing, seed))
         self.started[match.id] = (index, seed.hex())
         return match
 
