@@ -270,43 +270,7 @@ def rollout_action(state: SurgeState, legal: Sequence[SurgeAction], rng: random.
     (the tail of the engine's ``legal``, which lists values smallest first) are compared. With
     chance ``EPSILON`` the move is a random legal one instead.
     """
-    if len(legal) == 1 or rng.random() < EPSILON:
-        return legal[0] if len(legal) == 1 else rng.choice(legal)
-    p = state.mover
-    sign = 1 if p == 0 else -1
-    front = 1 if p == 0 else 6
-    cols = state.cols
-    first = p == state.first
-    answer_col = state.down >> 3 if not first and state.down >= 0 else -1
-    top = legal[-1].value  # type: ignore[union-attr]
-    best: list[SurgeAction] = []
-    best_score = -math.inf
-    k = len(legal) - 1
-    last_c = -1
-    column_score = 0.0
-    while k >= 0 and legal[k].value == top:  # type: ignore[union-attr]
-        a = legal[k]
-        k -= 1
-        c, r = _WHERE[a.square]  # type: ignore[union-attr]
-        col = cols[c]
-        if c != last_c:  # a column's two home squares come one after the other
-            last_c = c
-            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
-            column_score = 2.0 * mine if mine else -3.0
-        score = column_score
-        if r == front:
-            score += 4.0
-        if first:
-            ahead = r + sign
-            if 0 <= ahead < 8 and col[ahead] * sign > 0:
-                score += 6.0
-        elif c == answer_col:
-            score += 6.0 + 0.6 * top
-        if score > best_score:
-            best, best_score = [a], score
-        elif score == best_score:
-            best.append(a)
-    return best[0] if len(best) == 1 else rng.choice(best)
+    return _tips_action(state, legal, rng, None)
 
 
 def column_forecast(col: Column, horizon: int = FORECAST) -> tuple[int, int]:
@@ -329,6 +293,14 @@ def lookahead_action(
     ``FORECAST`` surges of its column and ``MATERIAL`` per point of stones it keeps on the board
     (both from the mover's side, against the column without it). It reads only the state it is
     given (in the search, a determinization). With chance ``EPSILON`` a random legal move."""
+    return _tips_action(state, legal, rng, weight)
+
+
+def _tips_action(
+    state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random, weight: float | None
+) -> SurgeAction:
+    """:func:`rollout_action` (``weight`` None) or :func:`lookahead_action` (the tips plus the
+    column forecast's terms, ``weight`` per point of margin)."""
     if len(legal) == 1 or rng.random() < EPSILON:
         return legal[0] if len(legal) == 1 else rng.choice(legal)
     p = state.mover
@@ -353,7 +325,8 @@ def lookahead_action(
             last_c = c
             mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
             column_score = 2.0 * mine if mine else -3.0
-            base = column_forecast(col)
+            if weight is not None:
+                base = column_forecast(col)
         score = column_score
         if r == front:
             score += 4.0
@@ -363,10 +336,11 @@ def lookahead_action(
                 score += 6.0
         elif c == answer_col:
             score += 6.0 + 0.6 * top
-        placed = list(col)
-        placed[r] = sign * top
-        margin, material = column_forecast(tuple(placed))
-        score += weight * sign * (margin - base[0]) + MATERIAL * (sign * (material - base[1]) - top)
+        if weight is not None:
+            placed = list(col)
+            placed[r] = sign * top
+            margin, material = column_forecast(tuple(placed))
+            score += weight * sign * (margin - base[0]) + MATERIAL * (sign * (material - base[1]) - top)
         if score > best_score:
             best, best_score = [a], score
         elif score == best_score:
