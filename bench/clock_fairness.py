@@ -384,6 +384,12 @@ def tokens_file(path: Path, workers: int, pairs: int, streams: int) -> None:
     path.write_text("".join(lines))
 
 
+def has_bad_token_limit(tree: Path) -> bool:
+    """Whether the arbiter of ``tree`` has the failed-token rate limit (later than the rate limits)."""
+    options = tree / "server" / "arbiter" / "cli_hosting.py"
+    return options.exists() and "--limit-bad-tokens" in options.read_text()
+
+
 def run(args: argparse.Namespace) -> None:
     pairs = max(1, args.concurrent // args.workers)
     games = max(1, -(-args.matches // (pairs * args.workers)))
@@ -400,6 +406,11 @@ def run(args: argparse.Namespace) -> None:
             args.log_level,
         ]
         tree = Path(args.tree).resolve() if args.tree else ROOT
+        if has_bad_token_limit(tree):
+            # The attackers share the bots' loopback address: the failed-token limit, which
+            # refuses an address whatever its token (docs/protocol.md), would shut the bots out
+            # too. Off, every wrong token is looked up: the heavier load for the arbiter.
+            serve_args += ["--limit-bad-tokens", "0"]
         report = tmp / "lag.json"
         with arbiter_process(tree, report, tmp / "arbiter.log", serve_args) as (address, server):
             attackers = (
