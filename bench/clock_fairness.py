@@ -423,11 +423,14 @@ def run(args: argparse.Namespace) -> None:
             print(f"arbiter pid {server.pid}", file=sys.stderr, flush=True)
             started = time.perf_counter()
             workers = [spawn("_bots", address, str(w), str(pairs), str(games)) for w in range(args.workers)]
-            outputs = [json.loads(worker.communicate()[0]) for worker in workers]
+            try:
+                outputs = [json.loads(worker.communicate()[0]) for worker in workers]
+            finally:  # a failed worker must not leave the others, or the attackers, running
+                for child in [*workers, *attackers]:
+                    child.terminate()
+                for child in [*workers, *attackers]:
+                    child.wait(30)
             wall = time.perf_counter() - started
-            for attacker in attackers:
-                attacker.terminate()
-                attacker.wait(30)
         found = read_records(tmp / "records")
         lag = json.loads(report.read_text()) if report.exists() else {}
         log_lines = log_summary(tmp / "arbiter.log")
