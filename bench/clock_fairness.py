@@ -425,12 +425,12 @@ def run(args: argparse.Namespace) -> None:
             workers = [spawn("_bots", address, str(w), str(pairs), str(games)) for w in range(args.workers)]
             try:
                 outputs = [json.loads(worker.communicate()[0]) for worker in workers]
+                wall = time.perf_counter() - started
             finally:  # a failed worker must not leave the others, or the attackers, running
                 for child in [*workers, *attackers]:
                     child.terminate()
                 for child in [*workers, *attackers]:
                     child.wait(30)
-            wall = time.perf_counter() - started
         found = read_records(tmp / "records")
         lag = json.loads(report.read_text()) if report.exists() else {}
         log_lines = log_summary(tmp / "arbiter.log")
