@@ -183,7 +183,8 @@ async def fast_bot(
         if message is grpc.aio.EOF:
             break
         kind = message.WhichOneof("kind")
-        seeking = False
+        if kind in ("match_started", "turn"):  # the Welcome and SeekPending leave it seeking
+            seeking = False
         if kind == "turn":
             turn = message.turn
             turn_seen = time.monotonic()
