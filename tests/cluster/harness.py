@@ -34,6 +34,7 @@ class Node:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
     grace: float = 10.0
+    lease: float = LEASE
 
     @property
     def address(self) -> str:
@@ -42,7 +43,7 @@ class Node:
     def start(self) -> None:
         command = [sys.executable, "-m", "arbiter.cli", "serve", "--database", self.url]
         command += ["--port", str(self.port), "--advertise", self.address]
-        command += ["--lease", str(LEASE), "--heartbeat", str(HEARTBEAT), "--grace", str(self.grace)]
+        command += ["--lease", str(self.lease), "--heartbeat", str(HEARTBEAT), "--grace", str(self.grace)]
         command += ["--records", str(self.log.parent / f"records-{self.port}"), "--log-level", "info"]
         with open(self.log, "ab") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
@@ -73,9 +74,9 @@ class Node:
 
 
 @contextlib.contextmanager
-def nodes(url: str, directory: Path, count: int) -> Iterator[list[Node]]:
+def nodes(url: str, directory: Path, count: int, lease: float = LEASE) -> Iterator[list[Node]]:
     """``count`` nodes started one after the other (each serving before the next starts)."""
-    started = [Node(url, directory / f"node-{i + 1}.log") for i in range(count)]
+    started = [Node(url, directory / f"node-{i + 1}.log", lease=lease) for i in range(count)]
     try:
         for node in started:
             node.start()

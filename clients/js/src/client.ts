@@ -303,7 +303,6 @@ export class Session {
       if (this.fatal) throw this.fatal;
       if (this.done() || this.stopping) break;
       if (this.followRedirect()) continue;
-      this.nextSeed();
       if (this.options.maxReconnects !== undefined && this.attempt >= this.options.maxReconnects) {
         throw new ArbiterError(`gave up after ${this.attempt} reconnect attempts to ${this.options.server}`);
       }
@@ -332,11 +331,18 @@ export class Session {
   }
 
   /** Whether to connect again at once, where a Redirect sent the bot (at most REDIRECTS_IN_A_ROW
-   * in a row without a Welcome; then the usual backoff applies). */
+   * in a row without a Welcome; past that the bot still goes there, after the usual backoff and
+   * with its own token, since a join token could expire during the wait). After anything but a
+   * Redirect, the next seed address. */
   private followRedirect(): boolean {
-    if (!this.redirected) return false;
+    if (!this.redirected) {
+      this.nextSeed();
+      return false;
+    }
     this.redirected = false;
-    return this.redirects <= REDIRECTS_IN_A_ROW;
+    if (this.redirects <= REDIRECTS_IN_A_ROW) return true;
+    this.joinToken = undefined;
+    return false;
   }
 
   /** After a failure, the next seed address (the redirect's node may be the one that failed). */

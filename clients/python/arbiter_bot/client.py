@@ -391,7 +391,6 @@ class Session:
                     break
                 if self._follow_redirect():
                     continue
-                self._next_seed()
                 if self.max_reconnects is not None and self._attempt >= self.max_reconnects:
                     raise ArbiterError(f"gave up after {self._attempt} reconnect attempts to {self.address}")
                 delay = self.backoff.delay(self._attempt, self.rng)
@@ -407,11 +406,17 @@ class Session:
 
     def _follow_redirect(self) -> bool:
         """Whether to connect again at once, to where a Redirect sent the bot. After
-        REDIRECTS_IN_A_ROW redirects without a Welcome the usual backoff applies."""
+        REDIRECTS_IN_A_ROW redirects without a Welcome the bot still goes where it was sent, after
+        the usual backoff and with its own token (a join token could expire during the wait); after
+        anything but a Redirect it tries the next seed address."""
         if not self._redirected:
+            self._next_seed()
             return False
         self._redirected = False
-        return self._redirects <= REDIRECTS_IN_A_ROW
+        if self._redirects <= REDIRECTS_IN_A_ROW:
+            return True
+        self._join_token = None
+        return False
 
     def _next_seed(self) -> None:
         """After a failure, the next seed address (the redirect's node may be the one that failed)."""
