@@ -12,6 +12,7 @@ import grpc
 from arbiter.store import MatchRow, SqlStore
 from arbiter_bot.client import Backoff, Session, run_bot
 from arbiter_bot.examples.random_bot import RandomBot
+from arbiter_wire import convert
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from sqlalchemy import text
 
@@ -72,7 +73,7 @@ def test_two_bots_seeking_on_two_nodes_play_one_match_on_one_node(postgres_clust
 
 def seek(seek_id: str) -> pb.PlayRequest:
     """A Torrent seek with the defaults (size 7, the arbiter's time control)."""
-    return pb.PlayRequest(seek=pb.Seek(spec=pb.GameSpec(game=pb.GAME_TORRENT), seek_id=seek_id))
+    return pb.PlayRequest(seek=pb.Seek(spec=convert.spec_to_pb("torrent", {}), seek_id=seek_id))
 
 
 def test_a_raw_client_sent_to_its_match_on_the_other_node(postgres_cluster, tmp_path):
@@ -86,16 +87,12 @@ def test_a_raw_client_sent_to_its_match_on_the_other_node(postgres_cluster, tmp_
         async def scenario():
             ann = RawBot(one.address, tokens["ann"])
             await ann.expect("welcome")
-            await ann.call.write(
-                pb.PlayRequest(seek=pb.Seek(spec=pb.GameSpec(game=pb.GAME_TORRENT), seek_id="a1"))
-            )
+            await ann.call.write(seek("a1"))
             pending = await ann.expect("seek_pending")
             assert pending.seek_id == "a1" and pending.waiting == 1
             ben = RawBot(two.address, tokens["ben"])
             await ben.expect("welcome")
-            await ben.call.write(
-                pb.PlayRequest(seek=pb.Seek(spec=pb.GameSpec(game=pb.GAME_TORRENT), seek_id="b1"))
-            )
+            await ben.call.write(seek("b1"))
             ben_started = await ben.expect("match_started")  # paired at once: no SeekPending
             assert ben_started.seek_id == "b1" and not ben_started.resumed
             redirect = await ann.expect("redirect", timeout=10)
