@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import structlog
+
 from ..lobby import Pairing, Seek, SeekKey
+from ..store import StoreError
 from .seeks import Claim, Moved, SeekTable
+
+log = structlog.get_logger("arbiter")
 
 
 @dataclass
@@ -31,7 +36,11 @@ class ClusterMatchmaker:
     def add(self, seek: Seek, may_pair: bool = True) -> list[Pairing]:
         row = self.table.add(seek.bot, seek.seek_id, seek.key)
         self.open[row] = seek
-        claim = self.table.claim(row) if may_pair else None
+        try:
+            claim = self.table.claim(row) if may_pair else None
+        except StoreError as exc:  # the seek is written: the next heartbeat tries it again
+            log.warning("cluster_seek_claim_failed", error=str(exc).splitlines()[0][:200])
+            claim = None
         return [] if claim is None else [self.pairing(claim)]
 
     def pairing(self, claim: Claim) -> Pairing:
