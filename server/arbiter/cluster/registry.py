@@ -152,11 +152,19 @@ class NodeRegistry:
         return moved
 
     def stopped(self) -> None:
-        """Leave the cluster cleanly: the ladders still hosted here are free to claim."""
+        """Leave the cluster cleanly: the ladders still hosted here are free to claim; the open
+        seeks of this node, and the seeks it claimed for matches that have ended, go."""
         with self.store.transaction() as session:
             session.execute(text("DELETE FROM ladder_hosts WHERE epoch = :e"), {"e": self.epoch})
             session.execute(
                 text("DELETE FROM cluster_seeks WHERE epoch = :e AND claimed_by IS NULL"), {"e": self.epoch}
+            )
+            session.execute(
+                text(
+                    "DELETE FROM cluster_seeks c WHERE c.claimed_by = :e AND EXISTS"
+                    " (SELECT 1 FROM matches f WHERE f.id = c.match_id AND f.status <> 'running')"
+                ),
+                {"e": self.epoch},
             )
             session.execute(
                 text(
