@@ -65,8 +65,9 @@ def test_two_bots_seeking_on_two_nodes_play_one_match_on_one_node(postgres_clust
     assert [r["bot"] for r in log_events(logs[:1], "bot_redirected")] == ["ann"]
     row = store.match_row(match_id)
     assert row is not None and row.status == "finished" and row.seat_1.bot == "ann"  # it waited longer
-    # The result was written once; nothing is left in the seeks table once the match is over.
+    # The result was written once, and the match's record by its node only.
     assert len(store.matches(limit=100)) == 1
+    assert [p.parent.name for p in tmp_path.glob(f"records-*/*-{match_id}.json")] == [f"records-{two.port}"]
     assert "FencedWrite" not in "".join(logs)
     store.close()
 
@@ -181,13 +182,21 @@ def test_many_bots_on_three_nodes_seeking_at_once(postgres_cluster, tmp_path):
     store.close()
 
 
-def test_a_seek_on_a_killed_node_is_never_paired(postgres_cluster, tmp_path):
+def test_a_seek_of_a_bot_that_left_or_on_a_killed_node_is_never_paired(postgres_cluster, tmp_path):
     url = postgres_cluster.new_database("seeks_killed")
-    store, tokens = setup(url, "ann", "ben")
+    store, tokens = setup(url, "ann", "ben", "cal")
     with nodes(url, tmp_path, 2) as (one, two):
         first = epochs(store)[one.address]
 
         async def scenario():
+            # A bot that leaves takes its seek along.
+            cal = RawBot(two.address, tokens["cal"])
+            await cal.expect("welcome")
+            await cal.seek("torrent", {"size": 5})
+            await cal.expect("seek_pending")
+            assert [bot for bot, _ in open_seeks(store)] == ["cal"]
+            await cal.close()
+            await wait_until(lambda: open_seeks(store) == [], 10, "cal's seek to go")
             ann = RawBot(one.address, tokens["ann"])
             await ann.expect("welcome")
             await ann.seek("torrent", {"size": 5})
