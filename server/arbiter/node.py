@@ -166,7 +166,7 @@ class Arbiter:
         member.on_adopt = self._adopt
         member.on_lost = on_lost
         if self.store is not None:
-            # Seeks pair across the cluster (docs/cluster.md, "Seeks"), not in this node's memory.
+            # Seeks pair across the cluster (docs/cluster.md, "Seeks across the cluster").
             self.matchmaker = ClusterMatchmaker(SeekTable(self.store, member.epoch))
             member.on_beat = self._seek_beat
 
