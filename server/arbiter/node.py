@@ -18,7 +18,9 @@ from arbiter_wire.status import status_for
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
 from .cluster import ClusterMember, Placement
+from .cluster.matchmaker import ClusterMatchmaker
 from .cluster.registry import TakenOver
+from .cluster.seeks import SeekTable
 from .hosting import EventBus, Listener, MatchHosting
 from .hosting.host import RESUME_GRACE
 from .hosting.persistence import StoreWriter
@@ -46,7 +48,7 @@ from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
 from .sessions.session import BotSession
-from .store import SqlStore
+from .store import SqlStore, StoreError
 from .transport.encode import ladder_joined, welcome
 from .transport.encode import redirect as encode_redirect
 from .transport.router import SeatRouter
@@ -163,6 +165,37 @@ class Arbiter:
         self.metrics.follow_cluster(member)
         member.on_adopt = self._adopt
         member.on_lost = on_lost
+        if self.store is not None:
+            # Seeks pair across the cluster (docs/cluster.md, "Seeks across the cluster").
+            self.matchmaker = ClusterMatchmaker(SeekTable(self.store, member.epoch))
+            member.on_beat = self._seek_beat
+
+    async def _seek_beat(self) -> None:
+        """At each heartbeat: start what the seeks still open here now pair with, and send the
+        bots of this node whose seek another node claimed there."""
+        matchmaker, cluster = self.matchmaker, self.cluster
+        if not isinstance(matchmaker, ClusterMatchmaker) or cluster is None or self.stopping:
+            return
+        try:
+            beat = await asyncio.to_thread(matchmaker.beat)
+        except StoreError as exc:
+            log.warning("cluster_seeks_failed", error=str(exc).splitlines()[0][:200])
+            return
+        for claim in beat.claims:
+            self.start_pairing(matchmaker.pairing(claim))
+        sent = []
+        for moved in beat.moved:
+            matchmaker.forget(moved.row)
+            session = self.sessions.sessions.get(moved.bot)
+            if session is not None:
+                if self.hosting.running_ids(moved.bot) or self._result_unsent(moved.bot):
+                    continue  # not before its matches here are over (tried again next beat)
+                self.redirect(session, cluster.place_at(moved.bot, moved.epoch, moved.address))
+            sent.append(moved.row)
+        try:
+            await asyncio.to_thread(matchmaker.table.sent, sent)
+        except StoreError as exc:
+            log.warning("cluster_seeks_failed", error=str(exc).splitlines()[0][:200])
 
     def _adopt(self, taken: TakenOver) -> None:
         for name in taken.ladders:
@@ -368,7 +401,14 @@ class Arbiter:
         return SeekAccepted(key, 0 if pairings else self.matchmaker.waiting(key))
 
     def start_pairing(self, pairing: Pairing) -> Match:
-        return self.hosting.start(self.pairing_setup(pairing))
+        if self.cluster is None:
+            return self.hosting.start(self.pairing_setup(pairing))
+        # A bot of the pairing may still be on its way from another node: the match waits,
+        # without a turn, until both are connected here.
+        wait = self.cluster.settings.seek_arrival
+        match = self.hosting.start(self.pairing_setup(pairing), match_id=pairing.match_id, wait=wait)
+        self.hosting.wake(self.sessions.connected)
+        return match
 
     def pairing_setup(self, pairing: Pairing, seed: bytes | None = None) -> MatchSetup:
         """The match two paired seeks make (``seed``: a given one instead of a fresh one)."""

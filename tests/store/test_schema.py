@@ -30,6 +30,7 @@ TABLES = {
     "cluster_nodes",
     "ladder_hosts",
     "cluster_secret",
+    "cluster_seeks",
 }
 
 

@@ -2,7 +2,8 @@
 
 ``registry``: the SQL of node registrations (lease, epoch), takeovers and ladder claims.
 ``tokens``: the short-lived join tokens a redirect carries. ``member``: one node's part in the
-cluster at run time (heartbeats, takeovers, redirects, draining).
+cluster at run time (heartbeats, takeovers, redirects, draining). ``seeks``: the seeks' rows and
+their claim; ``matchmaker``: the Matchmaker of a cluster node, over those rows.
 """
 
 from .member import ClusterMember, ClusterSettings, Placement

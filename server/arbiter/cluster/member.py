@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
@@ -22,6 +22,8 @@ LEASE = 5.0
 HEARTBEAT = 1.0
 #: Seconds a join token stays valid.
 JOIN_TOKEN_TTL = 30.0
+#: Seconds a match of two seeks paired across nodes waits for both bots before it is aborted.
+SEEK_ARRIVAL = 30.0
 
 MATCHES, LADDER, DRAINING = "matches", "ladder", "draining"
 
@@ -34,6 +36,7 @@ class ClusterSettings:
     lease: float = LEASE
     heartbeat: float = HEARTBEAT
     join_token_ttl: float = JOIN_TOKEN_TTL
+    seek_arrival: float = SEEK_ARRIVAL
 
     def __post_init__(self) -> None:
         if not 0 < self.heartbeat < self.lease:
@@ -50,6 +53,10 @@ class Placement:
     #: ``matches``, ``ladder`` or ``draining``.
     reason: str
     ladder: str = ""
+
+
+async def _nothing() -> None:
+    return None
 
 
 class ClusterMember:
@@ -70,6 +77,8 @@ class ClusterMember:
         self.secret = b""
         self.on_adopt: Callable[[TakenOver], None] = lambda taken: None
         self.on_lost: Callable[[], None] = lambda: None
+        #: Run at every heartbeat of a live node (the seeks: claims, bots claimed elsewhere).
+        self.on_beat: Callable[[], Awaitable[None]] = _nothing
         self.draining = False
         self.handed_over = False
         self.lost = False
@@ -153,6 +162,7 @@ class ClusterMember:
             log.error("cluster_lease_lost", node=self.address, epoch=self.epoch)
             self.on_lost()
             return
+        await self.on_beat()
         if self.draining:
             return
         try:
@@ -186,6 +196,10 @@ class ClusterMember:
     def _placement(self, bot: str, host: Host, reason: str, ladder: str = "") -> Placement:
         token = self.join_token(bot, host.epoch)
         return Placement(host.address, token, self.settings.join_token_ttl, reason, ladder)
+
+    def place_at(self, bot: str, epoch: int, address: str) -> Placement:
+        """Send the bot to the node of ``epoch``, which hosts its match now (a claimed seek)."""
+        return self._placement(bot, Host(epoch, address, "active", True), MATCHES)
 
     # --- where a bot plays --------------------------------------------------------------------
     def _settle(self, host: Host) -> bool:

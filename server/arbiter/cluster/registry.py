@@ -17,6 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.orm import Session
 
 from ..store import SqlStore
+from .seeks import ACTIVE_CLAIM, drop_with_node
 
 #: States of a registration: ``active`` (hosting), ``draining`` (stopping: no new matches),
 #: ``stopped`` (left cleanly), ``dead`` (its lease ran out and another node took it over).
@@ -151,9 +152,20 @@ class NodeRegistry:
         return moved
 
     def stopped(self) -> None:
-        """Leave the cluster cleanly: the ladders still hosted here are free to claim."""
+        """Leave the cluster cleanly: the ladders still hosted here are free to claim; the open
+        seeks of this node, and the seeks it claimed for matches that have ended, go."""
         with self.store.transaction() as session:
             session.execute(text("DELETE FROM ladder_hosts WHERE epoch = :e"), {"e": self.epoch})
+            session.execute(
+                text("DELETE FROM cluster_seeks WHERE epoch = :e AND claimed_by IS NULL"), {"e": self.epoch}
+            )
+            session.execute(
+                text(
+                    "DELETE FROM cluster_seeks c WHERE c.claimed_by = :e AND EXISTS"
+                    " (SELECT 1 FROM matches f WHERE f.id = c.match_id AND f.status <> 'running')"
+                ),
+                {"e": self.epoch},
+            )
             session.execute(
                 text(
                     "UPDATE cluster_nodes SET state = 'stopped'"
@@ -232,18 +244,23 @@ class NodeRegistry:
                 ),
                 {"me": self.epoch, "dead": dead},
             ).scalars()
-            return TakenOver(dead, match_ids, tuple(sorted(str(name) for name in ladders)))
+            ladder_names = tuple(sorted(str(name) for name in ladders))
+            drop_with_node(session, dead, self.epoch)
+            return TakenOver(dead, match_ids, ladder_names)
 
     # --- placement ----------------------------------------------------------------------------
     def hosts_of_bot(self, bot: str) -> list[Host]:
-        """The registrations owning the bot's running matches (normally one or none)."""
+        """The registrations owning the bot's running matches, or the matches its claimed seeks
+        start (normally one or none)."""
         with self.store.transaction() as session:
             rows = session.execute(
                 text(
                     "SELECT DISTINCT n.epoch, n.address, n.state, n.lease_expires > clock_timestamp()"
                     " FROM matches m JOIN cluster_nodes n ON n.epoch = m.owner_epoch"
                     " WHERE m.status = 'running' AND (m.seat_1_bot = :b OR m.seat_2_bot = :b)"
-                    " ORDER BY n.epoch"
+                    " UNION SELECT n.epoch, n.address, n.state, n.lease_expires > clock_timestamp()"
+                    " FROM cluster_seeks c JOIN cluster_nodes n ON n.epoch = c.claimed_by"
+                    " WHERE c.bot = :b AND " + ACTIVE_CLAIM + " ORDER BY 1"
                 ),
                 {"b": bot},
             ).all()

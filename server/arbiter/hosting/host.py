@@ -24,6 +24,10 @@ RECENT_LIMIT = 1000
 RESUME_GRACE = 60.0
 
 
+def new_match_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
 class UnknownMatch(LookupError):
     """No match of that id has this bot in it."""
 
@@ -60,8 +64,17 @@ class MatchHosting:
         self.all_done = asyncio.Event()
         self.all_done.set()
 
-    def start(self, setup: MatchSetup, initial_state: object | None = None) -> Match:
-        match_id = uuid.uuid4().hex[:16]
+    def start(
+        self,
+        setup: MatchSetup,
+        initial_state: object | None = None,
+        match_id: str | None = None,
+        wait: float | None = None,
+    ) -> Match:
+        """Start a match (``match_id``: one chosen already, else a fresh one). With ``wait``: it
+        is announced but issues no turn (no clock runs) until both bots are connected (``wake``),
+        and is aborted, never rated, if they are not both there within ``wait`` seconds."""
+        match_id = match_id or new_match_id()
         match = Match(
             match_id,
             setup,
@@ -86,6 +99,10 @@ class MatchHosting:
             seat_2=setup.bots[2],
             time_control=setup.control.describe(),
         )
+        if wait is not None:
+            match.suspended = True
+            detail = f"the paired bots were not both connected within {wait:g} s"
+            self.scheduler.call_later(wait, lambda: self._give_up(match, detail))
         match.start()
         return match
 
@@ -145,7 +162,8 @@ class MatchHosting:
         self.all_done.clear()
         for name in set(setup.bots.values()):
             self.by_bot.setdefault(name, set()).add(match_id)
-        self.scheduler.call_later(grace, lambda: self._give_up(match, grace))
+        detail = f"the arbiter restarted and the bots were not both back within {grace:g} s"
+        self.scheduler.call_later(grace, lambda: self._give_up(match, detail))
         log.info(
             "match_restored",
             match_id=match_id,
@@ -155,9 +173,9 @@ class MatchHosting:
         )
         return match
 
-    def _give_up(self, match: Match, grace: float) -> None:
+    def _give_up(self, match: Match, detail: str) -> None:
         if match.suspended and match.end is None:
-            match.abort(f"the arbiter restarted and the bots were not both back within {grace:g} s")
+            match.abort(detail)
 
     def wake(self, connected: Callable[[str], bool]) -> None:
         """Play on every restored match whose two bots are connected now."""

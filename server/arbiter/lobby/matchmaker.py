@@ -39,6 +39,9 @@ class Pairing:
 
     key: SeekKey
     seats: Mapping[int, Seek]
+    #: The match's id when the pairing chose it already (a cluster's claim records it); else
+    #: hosting makes one.
+    match_id: str | None = None
 
 
 class Matchmaker(Protocol):

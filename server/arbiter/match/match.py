@@ -188,7 +188,8 @@ class Match:
     def start(self) -> None:
         observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
         self.emit(MatchStarted(self.facts, observations, self.clock_reading(), self.seed, self.started_wall))
-        self._advance()
+        if not self.suspended:  # a match set to wait for its bots issues no turn until ``wake``
+            self._advance()
 
     @classmethod
     def restore(

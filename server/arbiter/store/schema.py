@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -251,3 +252,36 @@ class ClusterSecret(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     secret: Mapped[str] = mapped_column(String(128))
+
+
+class ClusterSeek(Base):
+    """An open seek of a bot connected to a cluster node, or a claimed one (migration 0004).
+
+    ``epoch``: the registration holding the bot's session; ``claimed_by``, ``match_id`` and
+    ``seat``: set together, once, by the node that pairs the seek and hosts its match (a match has
+    at most one seek per seat)."""
+
+    __tablename__ = "cluster_seeks"
+    __table_args__ = (
+        CheckConstraint(
+            "(claimed_by IS NULL AND match_id IS NULL AND seat IS NULL)"
+            " OR (claimed_by IS NOT NULL AND match_id IS NOT NULL AND seat IN (1, 2))",
+            name="claim",
+        ),
+        UniqueConstraint("match_id", "seat"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: The bot's own seek id (echoed in its MatchStarted).
+    seek_id: Mapped[str] = mapped_column(Text)
+    bot: Mapped[str] = mapped_column(String(NAME), index=True)
+    game: Mapped[str] = mapped_column(String(SHORT))
+    #: The normalised seek: game, options and time control (equal keys pair).
+    pairing_key: Mapped[str] = mapped_column(Text, index=True)
+    epoch: Mapped[int] = mapped_column(ForeignKey("cluster_nodes.epoch"), index=True)
+    #: The database's clock when the seek was written (the oldest open seek pairs first).
+    created_at: Mapped[float] = mapped_column(EpochTime())
+    claimed_by: Mapped[int | None] = mapped_column(ForeignKey("cluster_nodes.epoch"))
+    claimed_at: Mapped[float | None] = mapped_column(EpochTime())
+    match_id: Mapped[str | None] = mapped_column(String(NAME))
+    seat: Mapped[int | None] = mapped_column(Integer)
