@@ -5,6 +5,7 @@ its timer); a match gets a fake lag reading. Nothing here waits or depends on th
 """
 
 import asyncio
+import math
 from collections import deque
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from arbiter.hosting.looplag import (
     softirq_threads,
 )
 from arbiter.match.events import MoveRefused, Refusal
-from arbiter.match.match import Match, MatchSetup, no_lag
+from arbiter.match.match import LAG_WINDOW, Match, MatchSetup, no_lag
 from arbiter.sessions.session import DROP_CHUNK, BotSession, Closing, OutboxItem, drop_gradually
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
@@ -193,7 +194,7 @@ def make_match(control=CAP, policy=None):
     setup = MatchSetup(
         "torrent", {"size": 5}, {1: "alice", 2: "bob"}, control, policy or MatchPolicy(), seed=b"s" * 32
     )
-    match = Match("m1", setup, host, scheduler, now=lambda: clock[0], lag=lambda fresh=False: lag[0])
+    match = Match("m1", setup, host, scheduler, now=lambda: clock[0], lag=lambda *_, **__: lag[0])
     match.start()
     return match, host, clock, lag, scheduler
 
@@ -282,9 +283,13 @@ def test_before_a_verdict_of_timeout_the_match_asks_for_a_fresh_reading():
     clock = [START]
     asked = []
 
-    def lag(fresh=False):
+    booked = [0.0]
+
+    def lag(fresh=False, within=None):
         asked.append(fresh)
-        return 0.020 if fresh and clock[0] > START else 0.0  # a wait only a fresh reading sees
+        if fresh and clock[0] > START:
+            booked[0] = 0.020  # a wait only a fresh reading sees (then booked, as the monitor does)
+        return booked[0]
 
     setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
     match = Match("m1", setup, FakeHost(), ManualScheduler(), now=lambda: clock[0], lag=lag)
@@ -302,7 +307,7 @@ def test_with_a_verdict_grace_the_timer_looks_once_more_before_a_timeout():
     scheduler = ManualScheduler()
     setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
     match = Match(
-        "m1", setup, host, scheduler, lambda: clock[0], lag=lambda fresh=False: lag[0], verdict_grace=0.004
+        "m1", setup, host, scheduler, lambda: clock[0], lag=lambda *_, **__: lag[0], verdict_grace=0.004
     )
     match.start()
     pending = match.pending
@@ -339,7 +344,7 @@ def test_hosting_gives_its_matches_the_lag_source_it_has_when_they_read_it():
     hosting = MatchHosting(EventBus(), ManualScheduler(), now=lambda: clock[0])
     setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, CAP, MatchPolicy(), seed=b"s" * 32)
     match = hosting.start(setup)
-    hosting.lag = lambda fresh=False: lag[0]  # set after the match started (a server sets it at start-up)
+    hosting.lag = lambda *_, **__: lag[0]  # set after the match started (a server sets it at start-up)
     pending = match.pending
     lag[0] = 0.020
     clock[0] = START + 0.045
@@ -400,7 +405,8 @@ def test_the_protocol_page_states_the_monitors_figures():
     protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
     assert f"due every {INTERVAL * 1e3:g} ms" in protocol
     assert f"later than\n  {SLACK * 1e3:g} ms after it was due" in protocol
-    assert "charged = (processed - started) - (lag(processed) - lag(started))" in protocol
+    assert "charged = (processed - started) - credit" in protocol
+    assert f"in the last {LAG_WINDOW * 1e3:g} ms before" in protocol
     assert f"looks once more {VERDICT_GRACE * 1e3:g} ms later" in protocol
 
 
@@ -422,3 +428,76 @@ def test_finished_matches_are_found_by_id_and_forgotten_with_the_oldest(monkeypa
     assert hosting.find("alice", ended[2].id) is ended[2]
     assert hosting.find("alice", ended[0].id) is None  # the oldest is forgotten
     assert hosting.find("carol", ended[2].id) is None  # not her match
+
+
+class BookedLag:
+    """A lag source with a history: lag booked at given moments of a fake clock."""
+
+    def __init__(self, clock: list[float]) -> None:
+        self.clock = clock
+        self.booked: list[tuple[float, float]] = []
+
+    def book(self, seconds: float) -> None:
+        self.booked.append((self.clock[0], seconds))
+
+    def __call__(self, fresh: bool = False, within: float | None = None) -> float:
+        since = -math.inf if within is None else self.clock[0] - within
+        return sum(seconds for when, seconds in self.booked if when > since)
+
+
+def test_lag_long_before_the_answer_is_not_credited():
+    """A stall early in a long turn delayed nothing the bot sent: a bot that answers late after
+    it is not let off (under sustained load the credit would otherwise grow with the turn)."""
+    clock = [START]
+    lag = BookedLag(clock)
+    control = TimeControl(base=None, per_decision=3.0)
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, control, MatchPolicy(), seed=b"s" * 32)
+    host = FakeHost()
+    match = Match("m1", setup, host, ManualScheduler(), now=lambda: clock[0], lag=lag)
+    match.start()
+    turn = match.pending
+    for step in range(15):  # 1.5 s of stalls in the first second of the turn
+        clock[0] = START + 0.070 * (step + 1)
+        lag.book(0.100)
+    clock[0] = START + 4.5  # the bot answers 4.5 s after the Turn: over its 3 s
+    match.submit(1, turn.turn_id, turn.legal[0])
+    assert match.end is not None and match.end.reason == "timeout"
+    assert "not counting" not in match.end.detail
+
+
+def test_lag_just_before_the_answer_is_credited_in_full():
+    clock = [START]
+    lag = BookedLag(clock)
+    control = TimeControl(base=None, per_decision=3.0)
+    setup = MatchSetup("torrent", {"size": 5}, {1: "alice", 2: "bob"}, control, MatchPolicy(), seed=b"s" * 32)
+    match = Match("m1", setup, FakeHost(), ManualScheduler(), now=lambda: clock[0], lag=lag)
+    match.start()
+    turn = match.pending
+    clock[0] = START + 3.3
+    lag.book(0.500)  # a stall of 500 ms that ended just now: the answer may have waited in it
+    clock[0] = START + 3.3 + LAG_WINDOW / 2
+    match.submit(1, turn.turn_id, turn.legal[0])
+    assert match.end is None
+    assert match.actions[0]["charged"] == pytest.approx(3.3 + LAG_WINDOW / 2 - 0.5)
+
+
+def test_the_monitor_reads_the_lag_of_the_last_moments():
+    clock = [START]
+    scheduler = ManualScheduler()
+    monitor = LoopLagMonitor(now=lambda: clock[0], waits=lambda: 0.0)
+    monitor.start(scheduler)
+    clock[0] += INTERVAL + 0.021  # a tick 21 ms late: 20 ms beyond the slack
+    monitor.tick()
+    assert monitor.lag(within=0.010) == pytest.approx(0.020)
+    clock[0] += 0.030
+    assert monitor.lag(within=0.010) == pytest.approx(0.030 - INTERVAL - SLACK)  # a stall going on
+    monitor.tick()
+    clock[0] += INTERVAL
+    monitor.tick()  # on time
+    assert monitor.lag(within=0.001) == 0.0
+    assert monitor.lag(within=0.5) == pytest.approx(monitor.lag())
+    before = monitor.lag()
+    clock[0] += 2.0  # a stall of 2 s: the bookings of over a second ago go, but the latest of them
+    monitor.tick()
+    assert len(monitor.bookings) == 2
+    assert monitor.lag(within=1.0) == pytest.approx(monitor.lag() - before)

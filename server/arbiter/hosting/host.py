@@ -106,8 +106,8 @@ class MatchHosting:
         match.start()
         return match
 
-    def _lag(self, fresh: bool = False) -> float:
-        return self.lag(fresh)
+    def _lag(self, fresh: bool = False, within: float | None = None) -> float:
+        return self.lag(fresh, within)
 
     def _emit(self, event: MatchEvent) -> None:
         if isinstance(event, MatchEnded):

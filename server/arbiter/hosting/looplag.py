@@ -34,6 +34,7 @@ import math
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,9 @@ SLACK = 0.001
 #: How long a match's timer waits, once, before it declares a turn expired: two of the monitor's
 #: ticks, so that a wait that ends meanwhile (a thread's wait shows only once it is over) counts.
 VERDICT_GRACE = 2 * INTERVAL
+#: Seconds of bookings the monitor keeps, for readings of the lag of the last moments
+#: (``lag(within=...)``); a longer window reads as this one.
+HISTORY = 1.0
 
 
 def freeze_startup_objects() -> None:
@@ -171,6 +175,11 @@ class LoopLagMonitor:
         self.waits = waits
         self._thread_waits: ThreadWaits | None = None
         self.total = 0.0
+        #: (when, the running total after it) of each booking of the last ``HISTORY`` seconds,
+        #: oldest first, with one booking older than that as the base.
+        self.bookings: deque[tuple[float, float]] = deque()
+        #: The running total before the oldest booking kept.
+        self._base = 0.0
         #: When the monitor's next timer is due (None: not running).
         self.due: float | None = None
         self.worst = 0.0
@@ -186,21 +195,44 @@ class LoopLagMonitor:
         self._loop: Scheduler | None = None
 
     # --- reading --------------------------------------------------------------------------------
-    def lag(self, fresh: bool = False) -> float:
+    def lag(self, fresh: bool = False, within: float | None = None) -> float:
         """Seconds of lag so far (never decreasing), with a stall that is still going on.
 
         ``fresh``: book the other threads' waits up to now too, not only at the last tick (a wait
         shows in schedstat once it is over: a move delayed by one can be processed before the
-        next tick)."""
+        next tick). ``within``: only the lag booked in the last ``within`` seconds (a stall is
+        booked when it ends), with the stall still going on: the lag that can have held up what
+        the loop takes now (at most ``HISTORY`` seconds back)."""
         due = self.due
         if due is None:
-            return self.total
+            return self.total if within is None else 0.0
         if fresh and self.waits is not None:
             extra = max(0.0, (wait := self.waits()) - self.slack)
-            self.total += extra
-            self.total_from_waits += extra
+            if extra:
+                self._book(extra, extra)
             self.worst_wait = max(self.worst_wait, wait)
-        return self.total + max(0.0, self.now() - due - self.slack)
+        now = self.now()
+        ongoing = max(0.0, now - due - self.slack)
+        if within is None:
+            return self.total + ongoing
+        return self.total - self._total_at(now - within) + ongoing
+
+    def _total_at(self, moment: float) -> float:
+        """The running total as it was at ``moment`` (within the bookings kept)."""
+        for when, total in reversed(self.bookings):
+            if when <= moment:
+                return total
+        return self._base
+
+    def _book(self, counted: float, from_waits: float) -> None:
+        """Add lag to the running total, and note when (only non-zero bookings are kept)."""
+        self.total += counted
+        self.total_from_waits += from_waits
+        now = self.now()
+        bookings = self.bookings
+        bookings.append((now, self.total))
+        while len(bookings) > 1 and bookings[1][0] <= now - HISTORY:
+            self._base = bookings.popleft()[1]
 
     def percentile(self, p: float) -> float:
         """The ``p``-th percentile of the ticks' lateness, in seconds (to the millisecond above)."""
@@ -237,6 +269,8 @@ class LoopLagMonitor:
         self.total_from_waits = 0.0
         self.ticks = 0
         self.histogram = {}
+        self.bookings.clear()
+        self._base = 0.0
         if self.due is not None:
             self.due = max(self.due, self.now())
 
@@ -280,8 +314,8 @@ class LoopLagMonitor:
         self.ticks += 1
         from_loop = max(0.0, late - self.slack)
         counted = max(from_loop, wait - self.slack)
-        self.total += counted
-        self.total_from_waits += counted - from_loop
+        if counted:
+            self._book(counted, counted - from_loop)
         self.worst = max(self.worst, late)
         self.worst_wait = max(self.worst_wait, wait)
         ms = math.ceil(late * 1000)

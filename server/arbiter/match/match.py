@@ -42,15 +42,22 @@ RECORD_FORMAT = "arbiter-match-record/1"
 TURN_IDS_AFTER_RESTORE = 10_000
 
 
+#: Seconds before an answer is taken (or a turn judged) in which the host's lag can have held
+#: that answer up: lag measured earlier in the turn delayed nothing the seat sent (an answer that
+#: waited in a stall is taken as soon as the stall ends), so it is not credited.
+LAG_WINDOW = 0.050
+
+
 class LagSource(Protocol):
     """Seconds the host has been late so far, a reading that never goes down (hosting's loop-lag
     monitor). ``fresh``: measure what can be measured now, not only at the monitor's last tick
-    (dearer: asked for before a verdict of timeout)."""
+    (dearer: asked for before a verdict of timeout). ``within``: only the lag measured in the
+    last ``within`` seconds, a stall still going on included."""
 
-    def __call__(self, fresh: bool = False) -> float: ...
+    def __call__(self, fresh: bool = False, within: float | None = None) -> float: ...
 
 
-def no_lag(fresh: bool = False) -> float:
+def no_lag(fresh: bool = False, within: float | None = None) -> float:
     """The lag reading of a match whose host measures no lag: never any."""
     return 0.0
 
@@ -289,8 +296,17 @@ class Match:
 
     def charged(self, pending: PendingTurn, fresh: bool = False) -> float:
         """The time a turn has taken so far, as its seat is charged: from its clock's start until
-        now, less the host's lag in between (never less than zero)."""
-        return max(0.0, self.now() - pending.issued - (self.lag(fresh) - pending.lag_at_start))
+        now, less the host's lag that can have held up an answer taken now (never less than
+        zero)."""
+        return max(0.0, self.now() - pending.issued - self.credit(pending, fresh))
+
+    def credit(self, pending: PendingTurn, fresh: bool = False) -> float:
+        """The host's lag not charged to the turn: what it measured since the turn's clock
+        started, and within the last ``LAG_WINDOW`` seconds."""
+        since_start = self.lag(fresh) - pending.lag_at_start
+        if since_start <= 0:
+            return 0.0
+        return min(since_start, self.lag(within=LAG_WINDOW))
 
     def _judged(self, pending: PendingTurn) -> float:
         """``charged``, read again with a fresh lag reading if it is over the turn's limit."""
@@ -407,7 +423,7 @@ class Match:
         seat = pending.seat
         limit = pending.limit if pending.limit is not None else 0.0
         detail = f"seat {seat} took {elapsed:.3f} s, more than its {limit:.3f} s"
-        credit = self.lag() - pending.lag_at_start
+        credit = self.credit(pending)
         if credit > 0:
             detail += f" (not counting {credit:.3f} s the arbiter was late)"
         self._reject(seat, pending.turn_id, Refusal.CLOCK_EXPIRED, detail)
