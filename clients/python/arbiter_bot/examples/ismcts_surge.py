@@ -10,24 +10,28 @@ the opponent holds in hand and in supply. The draw orders come from a seed the b
 committed (SHA-256), so until the seed is revealed every order that fits the facts is possible
 and, the seed being uniform, equally likely.
 
-Each iteration of the search therefore starts from a *determinization* (:func:`determinize`): the
-opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and dealt
-to their face-down stone, their hand and their supply, in the sizes the observation gives; the
-bot's own supply is shuffled. By default (``BIG_DOWN``) the opponent's face-down stone is then
-taken to be the biggest of it and the hand dealt (an opponent model: big stones early). The
-result is a full engine state that agrees with everything the bot saw and uses nothing else (the
-sampler reads only the observation).
+Each playout of the search therefore starts from a *determinization* (:class:`Determinizer`): a
+full engine state that agrees with everything the bot saw and uses nothing else. By default
+(``MODEL``) the opponent's hidden stones come from the opponent model of
+:mod:`arbiter_bot.examples.surge_model`: particles of the opponent's draw history, weighted by how
+likely a big-stones-first player was to place the values it placed, so that its hand is mostly
+the small stones it kept. Without the model (``model=False``, or a match joined in the middle),
+the opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and
+dealt to their face-down stone, their hand and their supply, in the sizes the observation gives,
+the face-down stone being the biggest of it and the hand dealt (``BIG_DOWN``). The bot's own
+supply is shuffled either way.
 
-The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
-the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
-with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
-best (:func:`candidates`). From a new node the game is played out to the end by both players with
-a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
-the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin (with
-``lookahead=K`` the first K moves of each playout add the tips' four-surge look-ahead,
-:func:`lookahead_action`; off by default, docs/bots.md has why). The move played
-is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
-ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
+The root's moves are the ``WIDTH`` placements ``surge_tips`` judges best (:func:`candidates`). By
+default (``HALVING``) they are compared by sequential halving with common random numbers: the
+budget is cut into phases; in each, every determinization is played out after every surviving
+move with the same random numbers, and the worse half is dropped at its end (6, 3, 2 moves). With
+``halving=False`` the search is single-observer ISMCTS (UCB with availability counts over one move
+per determinization). A playout plays the game to the end with a cheap policy that follows the
+designer's tips without look-ahead (:func:`rollout_action`), and its value is the result (+1 win,
+0 draw, -1 loss) blended with the score margin (with ``lookahead=K`` the first K moves of each
+playout add the tips' four-surge look-ahead, :func:`lookahead_action`; off by default). Moves are
+ranked by mean value less ``RANK_PENALTY`` per place down the tips' ranking. The search stops at
+the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
 
 from __future__ import annotations
@@ -88,6 +92,8 @@ LOOKAHEAD = 0
 #: Model the opponent's face-down stone as the biggest of the stones it chose from (see
 #: ``sample_hidden``) instead of any of its unseen stones.
 BIG_DOWN = True
+#: The most of a turn's decision limit the bot thinks (its time budget and the clock may say less).
+LIMIT_SHARE = 0.25
 #: Compare the root moves by sequential halving with common random numbers (``_halving``) instead
 #: of UCB over one move per determinization.
 HALVING = True
@@ -534,6 +540,11 @@ class IsmctsSurgeBot(Bot):
         started = time.monotonic()
         rounds_left = max(2, len(observation.hand) + len(observation.supply) + 1)
         deadline = think_deadline(context, self.think, rounds_left)
+        if context.decision_limit is not None:
+            # Beyond thinking's margin: a loaded machine delays answers by tens of milliseconds
+            # (docs/bots.md, "Measured strength"), so think at most a share of a capped decision.
+            start = min(context.received_at, started)
+            deadline = min(deadline, start + LIMIT_SHARE * context.decision_limit)
         root = Node()
         stats = Stats()
         sampler = Determinizer(observation, self.big_down, model)
@@ -609,7 +620,7 @@ class IsmctsSurgeBot(Bot):
                     stats.iterations += self._play_all(root, sampler.sample(self.rng), survivors)
             else:
                 stop = started + (deadline - started) * (phase + 1) / len(sizes)
-                while not stats.iterations or time.monotonic() < stop:
+                while time.monotonic() < stop:  # none at all when the deadline has passed
                     stats.iterations += self._play_all(root, sampler.sample(self.rng), survivors)
         return {id(a) for a in survivors}
 
