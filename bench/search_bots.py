@@ -30,6 +30,7 @@ from arbiter_bot.examples.ismcts_surge import IsmctsSurgeBot
 from arbiter_bot.examples.mcts_flank import MctsFlankBot
 from arbiter_games import get_game, hexflank
 from arbiter_games.hexflank import FlankState, Territory
+from arbiter_games.surge import SURGE
 
 FLANK_ITERATIONS = 150
 SURGE_ITERATIONS = 300
@@ -72,20 +73,19 @@ def rate(bot: Bot, game: str, plies: int, iterations: int) -> float:
 def rate_surge(bot: IsmctsSurgeBot, plies: int, iterations: int) -> float:
     """Playouts per CPU second of one decision after ``plies`` random placements; the bot is shown
     its seat's earlier observations first, as in a match, so that its opponent model follows them."""
-    rules = get_game("surge")
     rng = random.Random(1)
-    state = rules.new_game({}, seed=bytes(32))
+    state = SURGE.new_game({}, seed=bytes(32))
     seat = None
     for ply in range(plies + 1):
-        seat = rules.to_move(state)
+        seat = SURGE.to_move(state)
         if bot.tracker is not None and seat is not None:
-            bot.tracker.model("m", rules.observe(state, seat))
+            bot.tracker.model("m", SURGE.observe(state, seat))
         if ply < plies:
-            state = rules.apply(state, rng.choice(rules.legal_actions(state)))
+            state = SURGE.apply(state, rng.choice(SURGE.legal_actions(state)))
     assert seat is not None
     context = TurnContext("m", 1, "surge", {}, seat, None, "x", {1: None, 2: None}, None)
     started = time.process_time()
-    bot.choose(rules.observe(state, seat), rules.legal_actions(state), context)
+    bot.choose(SURGE.observe(state, seat), SURGE.legal_actions(state), context)
     return iterations / (time.process_time() - started)
 
 

@@ -40,8 +40,8 @@ def one_game(job: Job) -> tuple[int, int, float, float]:
     bot = IsmctsSurgeBot(deal * 2 + seat, **options)
     greedy = SurgeTipsBot(deal)
     started = time.process_time()
-    pair = (bot, greedy) if seat == 1 else (greedy, bot)
-    result = play_local(*pair, "surge", seed=seed, wire=False)
+    first, second = (bot, greedy) if seat == 1 else (greedy, bot)
+    result = play_local(first, second, "surge", seed=seed, wire=False)
     winner = result.winner_seat
     points = 0.5 if winner is None else float(winner == seat)
     return deal, seat, points, time.process_time() - started
