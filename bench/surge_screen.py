@@ -5,7 +5,8 @@ python bench/surge_screen.py OPTIONS_JSON FIRST_DEAL DEALS [WORKERS]
 Plays each deal (a match seed made from its number) twice, the search bot once in each seat,
 in ``WORKERS`` processes (default 2), offline with the engines (``play_local`` without the
 protobuf round trip). ``OPTIONS_JSON`` holds the ``IsmctsSurgeBot`` keyword arguments, for
-example ``'{"think": 0.1}'`` or ``'{"think": 0.1, "model": false}'``.
+example ``'{"think": 0.1}'`` or ``'{"think": 0.1, "model": false}'``; ``'"surge_tips"'`` plays
+``surge_tips`` in the bot's place (the seats' balance between two greedy bots).
 
 The bot's time budget is counted in CPU seconds of its own process: ``time.monotonic`` is
 replaced by ``time.process_time`` before the SDK is imported. So a screen measures the same
@@ -26,18 +27,23 @@ from typing import Any
 time.monotonic = time.process_time  # the bots' budgets in CPU seconds (before the SDK is imported)
 
 import _common  # noqa: E402, F401 - puts the project's code on the path
+from arbiter_bot.bot import Bot  # noqa: E402
 from arbiter_bot.examples.ismcts_surge import IsmctsSurgeBot  # noqa: E402
 from arbiter_bot.examples.surge_tips import SurgeTipsBot  # noqa: E402
 from arbiter_bot.local import play_local  # noqa: E402
 
-Job = tuple[dict[str, Any], int, int]
+Job = tuple[Any, int, int]
 
 
 def one_game(job: Job) -> tuple[int, int, float, float]:
     """(deal, the search bot's seat, its result 1/0.5/0, CPU seconds of the game)."""
     options, deal, seat = job
     seed = hashlib.sha256(f"deal{deal}".encode()).digest()
-    bot = IsmctsSurgeBot(deal * 2 + seat, **options)
+    bot: Bot = (
+        SurgeTipsBot(deal * 2 + seat)
+        if options == "surge_tips"
+        else IsmctsSurgeBot(deal * 2 + seat, **options)
+    )
     greedy = SurgeTipsBot(deal)
     started = time.process_time()
     first, second = (bot, greedy) if seat == 1 else (greedy, bot)
