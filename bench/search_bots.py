@@ -6,11 +6,13 @@ python bench/search_bots.py [ROUNDS]
 positions after 10, 30 and 60 random plies, once with the engine's territory as it is
 (``incremental``: after a placement only the lines through the stones that changed are read again)
 and once with a territory read afresh for every position (``afresh``: the engine's full count, as
-before the territory became incremental). ``ismcts_surge``: one decision on a Surge position after
-8 random placements, with the playout policy without look-ahead (``lookahead 0``) and with the
-look-ahead for the first 4 moves of each playout (``lookahead 4``). The variants alternate within
-each round, so that a change in the machine's load hits them alike. CPU seconds (``process_time``)
-rather than wall time, for the same reason.
+before the territory became incremental). ``ismcts_surge``: one decision of a fixed number of
+playouts on a Surge position after 8 random placements, in three variants: UCB at the root over
+uniform guesses of the hidden stones (``ucb uniform``, the bot before its opponent model), the
+default (``halving model``: sequential halving over guesses from the opponent model) and the
+default with the look-ahead for the first 4 moves of each playout (``halving model lookahead 4``).
+The variants alternate within each round, so that a change in the machine's load hits them alike.
+CPU seconds (``process_time``) rather than wall time, for the same reason.
 """
 
 from __future__ import annotations
@@ -28,9 +30,17 @@ from arbiter_bot.examples.ismcts_surge import IsmctsSurgeBot
 from arbiter_bot.examples.mcts_flank import MctsFlankBot
 from arbiter_games import get_game, hexflank
 from arbiter_games.hexflank import FlankState, Territory
+from arbiter_games.surge import SURGE
 
 FLANK_ITERATIONS = 150
 SURGE_ITERATIONS = 300
+#: The Surge searches compared: UCB over uniform guesses (the bot before the opponent model), the
+#: default (halving over guesses from the opponent model), and the default with look-ahead playouts.
+SURGE_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("ucb uniform", {"halving": False, "model": False}),
+    ("halving model", {}),
+    ("halving model lookahead 4", {"lookahead": 4}),
+)
 
 
 def afresh(state: FlankState) -> Territory:
@@ -60,6 +70,25 @@ def rate(bot: Bot, game: str, plies: int, iterations: int) -> float:
     return iterations / (time.process_time() - started)
 
 
+def rate_surge(bot: IsmctsSurgeBot, plies: int, iterations: int) -> float:
+    """Playouts per CPU second of one decision after ``plies`` random placements; the bot is shown
+    its seat's earlier observations first, as in a match, so that its opponent model follows them."""
+    rng = random.Random(1)
+    state = SURGE.new_game({}, seed=bytes(32))
+    seat = None
+    for ply in range(plies + 1):
+        seat = SURGE.to_move(state)
+        if bot.tracker is not None and seat is not None:
+            bot.tracker.model("m", SURGE.observe(state, seat))
+        if ply < plies:
+            state = SURGE.apply(state, rng.choice(SURGE.legal_actions(state)))
+    assert seat is not None
+    context = TurnContext("m", 1, "surge", {}, seat, None, "x", {1: None, 2: None}, None)
+    started = time.process_time()
+    bot.choose(SURGE.observe(state, seat), SURGE.legal_actions(state), context)
+    return iterations / (time.process_time() - started)
+
+
 def with_territory(function: Callable[[FlankState], Territory]) -> None:
     setattr(hexflank, "_territory", function)  # noqa: B010 - replacing the engine's function
     setattr(mcts_flank, "_territory", function)  # noqa: B010 - and the bot's reference to it
@@ -79,9 +108,9 @@ def main() -> None:
                 print(f"round {number} mcts_flank {game:7} after {plies:2} plies: {', '.join(figures)}")
         with_territory(incremental)
         figures = []
-        for lookahead in (0, 4):
-            bot = IsmctsSurgeBot(1, iterations=SURGE_ITERATIONS, lookahead=lookahead)
-            figures.append(f"lookahead {lookahead} {rate(bot, 'surge', 8, SURGE_ITERATIONS):5.0f}")
+        for name, options in SURGE_VARIANTS:
+            bot = IsmctsSurgeBot(1, iterations=SURGE_ITERATIONS, **options)
+            figures.append(f"{name} {rate_surge(bot, 8, SURGE_ITERATIONS):5.0f}")
         print(f"round {number} ismcts_surge surge after  8 plies: {', '.join(figures)}", flush=True)
 
 

@@ -243,9 +243,12 @@ def test_the_sampler_reads_the_observation_only() -> None:
     assert checked >= 3
 
 
-@pytest.mark.parametrize(("paired", "lookahead"), [(False, 0), (True, 0), (False, 4)])
-def test_ismcts_answers_legally(paired: bool, lookahead: int) -> None:
-    bot = IsmctsSurgeBot(3, iterations=8, paired=paired, lookahead=lookahead)
+@pytest.mark.parametrize(
+    ("halving", "paired", "lookahead"),
+    [(True, False, 0), (False, False, 0), (False, True, 0), (True, False, 4)],
+)
+def test_ismcts_answers_legally(halving: bool, paired: bool, lookahead: int) -> None:
+    bot = IsmctsSurgeBot(3, iterations=8, halving=halving, paired=paired, lookahead=lookahead)
     for seed in range(3):
         for rules, state, legal in decision_points("surge", {}, seed):
             assert ask(bot, "surge", rules, state, legal) in legal

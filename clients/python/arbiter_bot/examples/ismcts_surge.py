@@ -10,24 +10,28 @@ the opponent holds in hand and in supply. The draw orders come from a seed the b
 committed (SHA-256), so until the seed is revealed every order that fits the facts is possible
 and, the seed being uniform, equally likely.
 
-Each iteration of the search therefore starts from a *determinization* (:func:`determinize`): the
-opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and dealt
-to their face-down stone, their hand and their supply, in the sizes the observation gives; the
-bot's own supply is shuffled. By default (``BIG_DOWN``) the opponent's face-down stone is then
-taken to be the biggest of it and the hand dealt (an opponent model: big stones early). The
-result is a full engine state that agrees with everything the bot saw and uses nothing else (the
-sampler reads only the observation).
+Each playout of the search therefore starts from a *determinization* (:class:`Determinizer`): a
+full engine state that agrees with everything the bot saw and uses nothing else. By default
+(``MODEL``) the opponent's hidden stones come from the opponent model of
+:mod:`arbiter_bot.examples.surge_model`: particles of the opponent's draw history, weighted by how
+likely a big-stones-first player was to place the values it placed, so that its hand is mostly
+the small stones it kept. Without the model (``model=False``, or a match joined in the middle),
+the opponent's unseen stones (their 20 minus those face up and those removed) are shuffled and
+dealt to their face-down stone, their hand and their supply, in the sizes the observation gives,
+the face-down stone being the biggest of it and the hand dealt (``BIG_DOWN``). The bot's own
+supply is shuffled either way.
 
-The tree is single-observer ISMCTS: nodes are reached by actions, an action is only available in
-the determinizations where it is legal (the opponent's possible stones vary), and selection is UCB
-with availability counts. The root's actions are the ``WIDTH`` placements ``surge_tips`` judges
-best (:func:`candidates`). From a new node the game is played out to the end by both players with
-a cheap policy that follows the designer's tips without look-ahead (:func:`rollout_action`), and
-the value is the result (+1 win, 0 draw, -1 loss) blended with the score margin (with
-``lookahead=K`` the first K moves of each playout add the tips' four-surge look-ahead,
-:func:`lookahead_action`; off by default, docs/bots.md has why). The move played
-is the root action with the best mean value, less ``RANK_PENALTY`` per place down the tips'
-ranking. The search stops at the deadline from :mod:`arbiter_bot.examples.thinking`.
+The root's moves are the ``WIDTH`` placements ``surge_tips`` judges best (:func:`candidates`). By
+default (``HALVING``) they are compared by sequential halving with common random numbers: the
+budget is cut into phases; in each, every determinization is played out after every surviving
+move with the same random numbers, and the worse half is dropped at its end (6, 3, 2 moves). With
+``halving=False`` the search is single-observer ISMCTS (UCB with availability counts over one move
+per determinization). A playout plays the game to the end with a cheap policy that follows the
+designer's tips without look-ahead (:func:`rollout_action`), and its value is the result (+1 win,
+0 draw, -1 loss) blended with the score margin (with ``lookahead=K`` the first K moves of each
+playout add the tips' four-surge look-ahead, :func:`lookahead_action`; off by default). Moves are
+ranked by mean value less ``RANK_PENALTY`` per place down the tips' ranking. The search stops at
+the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from arbiter_games.surge import (
 )
 
 from ..bot import Bot, TurnContext
+from .surge_model import BETA, PARTICLES, HandFilter, OpponentTracker
 from .surge_tips import Position, Weights
 from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
 
@@ -87,6 +92,14 @@ LOOKAHEAD = 0
 #: Model the opponent's face-down stone as the biggest of the stones it chose from (see
 #: ``sample_hidden``) instead of any of its unseen stones.
 BIG_DOWN = True
+#: The most of a turn's decision limit the bot thinks (its time budget and the clock may say less).
+LIMIT_SHARE = 0.25
+#: Compare the root moves by sequential halving with common random numbers (``_halving``) instead
+#: of UCB over one move per determinization.
+HALVING = True
+#: Guess the opponent's hidden stones with the opponent model of ``surge_model`` (its hand given
+#: the values it placed) instead of a uniform deal.
+MODEL = True
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
 
@@ -207,9 +220,12 @@ class Determinizer:
     tests check it) by copying a template state and dealing the hidden stones into it.
     """
 
-    def __init__(self, obs: SurgeObservation, big_down: bool = False) -> None:
+    def __init__(
+        self, obs: SurgeObservation, big_down: bool = False, model: HandFilter | None = None
+    ) -> None:
         self.obs = obs
         self.big_down = big_down
+        self.model = model
         first = sample_hidden(obs, random.Random(0))
         self.template = determinize(obs, first)
         self.me = 0 if obs.colour == BLUE else 1
@@ -221,9 +237,31 @@ class Determinizer:
                 self.down_col, self.down_row = _cr(square)
         self.sign = 1 if enemy == BLUE else -1
         self.unseen = unseen_opponent_stones(obs)
+        self.has_down = self.down_col >= 0
+        if model is not None:
+            check = self.modelled(model, random.Random(0))
+            if check is None or sorted(_dealt(check)) != self.unseen:
+                self.model = None  # the model's stones are not the unseen ones: do not use it
 
     def sample(self, rng: random.Random) -> SurgeState:
+        if self.model is not None:
+            hidden = self.modelled(self.model, rng)
+            if hidden is not None:
+                return self.state(hidden)
         return self.state(sample_hidden(self.obs, rng, self.unseen, self.big_down))
+
+    def modelled(self, model: HandFilter, rng: random.Random) -> Hidden | None:
+        """A guess from the opponent model, or None when it does not fit the observation (then the
+        caller falls back to the uniform guess)."""
+        guess = model.guess(rng, self.has_down)
+        obs = self.obs
+        if len(guess.hand) != obs.opponent_hand_size or len(guess.supply) != obs.opponent_supply_size:
+            return None
+        if (guess.face_down is not None) != self.has_down:
+            return None
+        own = list(obs.supply)
+        rng.shuffle(own)
+        return Hidden(guess.face_down, guess.hand, guess.supply, tuple(own))
 
     def state(self, hidden: Hidden) -> SurgeState:
         state = self.template.copy()
@@ -244,6 +282,12 @@ class Determinizer:
             col[self.down_row] = self.sign * hidden.face_down
             state.cols[self.down_col] = tuple(col)
         return state
+
+
+def _dealt(hidden: Hidden) -> list[int]:
+    """The opponent's stones in a guess: face-down, hand and supply."""
+    down = [] if hidden.face_down is None else [hidden.face_down]
+    return [*down, *hidden.opponent_hand, *hidden.opponent_supply]
 
 
 def _cr(square: str) -> tuple[int, int]:
@@ -417,6 +461,16 @@ def candidates(obs: SurgeObservation, places: Sequence[PlaceStone], count: int) 
     return ranked[:count]
 
 
+def phase_sizes(moves: int) -> list[int]:
+    """How many root moves each phase of sequential halving plays: 6 -> [6, 3, 2], 4 -> [4, 2]."""
+    sizes = []
+    size = moves
+    while size > 1:
+        sizes.append(size)
+        size = (size + 1) // 2 if size > 2 else 1
+    return sizes or [moves]
+
+
 class Node:
     """A node of the information-set tree: statistics per action, with availability counts.
 
@@ -452,6 +506,9 @@ class IsmctsSurgeBot(Bot):
         playout_rounds: int = PLAYOUT_ROUNDS,
         lookahead: int = LOOKAHEAD,
         big_down: bool = BIG_DOWN,
+        halving: bool = HALVING,
+        model: bool = MODEL,
+        beta: float = BETA,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -464,42 +521,47 @@ class IsmctsSurgeBot(Bot):
         self.playout_rounds = playout_rounds
         self.lookahead = lookahead
         self.big_down = big_down
+        self.halving = halving
+        self.tracker = (
+            OpponentTracker(random.Random(self.rng.getrandbits(64)), PARTICLES, beta) if model else None
+        )
         self.last = Stats()
         #: Every determinization of the last decision's search, when set to a list (for tests).
         self.record: list[SurgeState] | None = None
 
     def choose(self, observation: Any, legal: Sequence[Any], context: TurnContext) -> Any:
         places = [a for a in legal if isinstance(a, PlaceStone)]
-        if len(places) <= 1 or not isinstance(observation, SurgeObservation):
+        if not isinstance(observation, SurgeObservation):
+            return places[0] if places else self.rng.choice(list(legal))
+        # The opponent model follows every observation, also those with nothing to choose.
+        model = self.tracker.model(context.match_id, observation) if self.tracker is not None else None
+        if len(places) <= 1:
             return places[0] if places else self.rng.choice(list(legal))
         started = time.monotonic()
         rounds_left = max(2, len(observation.hand) + len(observation.supply) + 1)
         deadline = think_deadline(context, self.think, rounds_left)
+        if context.decision_limit is not None:
+            # Beyond thinking's margin: a loaded machine delays answers by tens of milliseconds
+            # (docs/bots.md, "Measured strength"), so think at most a share of a capped decision.
+            start = min(context.received_at, started)
+            deadline = min(deadline, start + LIMIT_SHARE * context.decision_limit)
         root = Node()
         stats = Stats()
-        sampler = Determinizer(observation, self.big_down)
+        sampler = Determinizer(observation, self.big_down, model)
         moves = candidates(observation, places, self.width)
         engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
-        root_keys = {id(a) for a in engine_moves}
         if self.record is not None:
             self.record.clear()
-        while True:
-            if self.iterations is not None:
-                if stats.iterations >= self.iterations:
-                    break
-            elif stats.iterations and time.monotonic() >= deadline:
-                break
-            state = sampler.sample(self.rng)
-            if self.record is not None:
-                self.record.append(state.copy())
-            if self.paired:
-                stats.iterations += self._paired(root, state, engine_moves, deadline)
-            else:
-                stats.nodes += self._iterate(root, state, root_keys)
-                stats.iterations += 1
+        if self.halving:
+            root_keys = self._halving(root, sampler, engine_moves, started, deadline, stats)
+        else:
+            root_keys = {id(a) for a in engine_moves}
+            self._ucb_search(root, sampler, engine_moves, deadline, stats)
         by_text = {(a.value, a.square): a for a in places}
         scored = []
         for key, action in root.actions.items():
+            if key not in root_keys:
+                continue
             wire = by_text.get((action.value, action.square)) if isinstance(action, PlaceStone) else None
             if wire is not None:
                 n = root.n[key]
@@ -510,6 +572,89 @@ class IsmctsSurgeBot(Bot):
         if not scored:
             return moves[0]
         return max(scored, key=lambda item: item[:2])[2]
+
+    def _ucb_search(
+        self, root: Node, sampler: Determinizer, moves: Sequence[SurgeAction], deadline: float, stats: Stats
+    ) -> None:
+        """The search without halving: UCB over the root moves (or ``paired`` rounds) to the deadline."""
+        root_keys = {id(a) for a in moves}
+        while True:
+            if self.iterations is not None:
+                if stats.iterations >= self.iterations:
+                    break
+            elif stats.iterations and time.monotonic() >= deadline:
+                break
+            state = sampler.sample(self.rng)
+            if self.record is not None:
+                self.record.append(state.copy())
+            if self.paired:
+                stats.iterations += self._paired(root, state, moves, deadline)
+            else:
+                stats.nodes += self._iterate(root, state, root_keys)
+                stats.iterations += 1
+
+    def _halving(
+        self,
+        root: Node,
+        sampler: Determinizer,
+        moves: Sequence[SurgeAction],
+        started: float,
+        deadline: float,
+        stats: Stats,
+    ) -> set[int]:
+        """Sequential halving over the root moves with common random numbers; the survivors' keys.
+
+        The budget (time, or ``iterations`` playouts) is split evenly into phases; in each phase
+        every determinization plays each surviving move out with the same random numbers (see
+        :meth:`_play_all`), and at its end the worse half of the survivors (by mean value less the
+        rank penalty) is dropped: 6 moves, then 3, then 2. All survivors have seen the same
+        determinizations, so their means compare like with like.
+        """
+        survivors = list(moves)
+        sizes = phase_sizes(len(survivors))
+        for phase, size in enumerate(sizes):
+            survivors = self._best(root, survivors, moves, size)
+            if self.iterations is not None:
+                stop_playouts = self.iterations * (phase + 1) // len(sizes)
+                while stats.iterations < stop_playouts or not stats.iterations:
+                    stats.iterations += self._play_all(root, sampler.sample(self.rng), survivors)
+            else:
+                stop = started + (deadline - started) * (phase + 1) / len(sizes)
+                while time.monotonic() < stop:  # none at all when the deadline has passed
+                    stats.iterations += self._play_all(root, sampler.sample(self.rng), survivors)
+        return {id(a) for a in survivors}
+
+    def _best(
+        self, root: Node, survivors: Sequence[SurgeAction], ranked: Sequence[SurgeAction], count: int
+    ) -> list[SurgeAction]:
+        """The ``count`` best of ``survivors`` by mean value less the rank penalty (unplayed: by rank)."""
+
+        def value(action: SurgeAction) -> tuple[float, int]:
+            rank = ranked.index(action)
+            n = root.n.get(id(action), 0)
+            mean = root.w[id(action)] / n if n else 0.0
+            return (round(mean - self.rank_penalty * rank, 9), -rank)
+
+        return sorted(survivors, key=value, reverse=True)[:count]
+
+    def _play_all(self, root: Node, state: SurgeState, moves: Sequence[SurgeAction]) -> int:
+        """Each of ``moves`` played out from ``state`` with the same random numbers; playouts made."""
+        if self.record is not None:
+            self.record.append(state.copy())
+        seed = self.rng.getrandbits(64)
+        for action in moves:
+            key = id(action)
+            after = state.copy()
+            mover = after.mover
+            SURGE.apply_in_place(after, action)
+            value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
+            if key not in root.n:
+                root.actions[key] = action
+                root.n[key] = 0
+                root.w[key] = 0.0
+            root.n[key] += 1
+            root.w[key] += value_blue if mover == 0 else -value_blue
+        return len(moves)
 
     def _paired(self, root: Node, state: SurgeState, moves: Sequence[SurgeAction], deadline: float) -> int:
         """Every root move played out from the same determinization with the same random numbers.
