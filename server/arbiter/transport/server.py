@@ -9,7 +9,7 @@ import grpc
 import structlog
 from arbiter_wire.limits import MAX_REQUEST_BYTES, MIN_PING_INTERVAL_MS
 from arbiter_wire.v1 import bot_service_pb2 as pb
-from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
+from arbiter_wire.wire import serialize_response
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -19,6 +19,21 @@ from ..security.tls import TlsFiles
 from .servicer import BotServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
+
+
+def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
+    """The bot service, as the generated ``add_BotServiceServicer_to_server`` adds it but for its
+    responses' serialiser: a Turn the transport has serialised already (``EncodedResponse``)
+    goes out as it is."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=pb.PlayRequest.FromString,
+            response_serializer=serialize_response,
+        )
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
 class BindError(OSError):
@@ -91,7 +106,7 @@ async def create_server(
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
         ],
     )
-    pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
+    add_bot_service(BotServicer(arbiter), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
