@@ -4,6 +4,7 @@ import asyncio
 import gc
 
 from arbiter.node import ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
 from arbiter.transport.server import YOUNG_COLLECTION_THRESHOLD, create_server
 
 
@@ -12,7 +13,7 @@ def test_a_started_server_collects_young_objects_less_often() -> None:
     gc.set_threshold(700, before[1], before[2])
 
     async def scenario() -> tuple[int, int, int]:
-        server = await create_server(ArbiterConfig())
+        server = await create_server(ArbiterConfig(bots=BotDirectory()))
         try:
             return gc.get_threshold()
         finally:
