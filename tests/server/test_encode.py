@@ -159,6 +159,8 @@ OBSERVATIONS = {
     "swapped": {"last_action": "swap", "swapped": True, "to_move_seat": None},
     "nothing played": {"last_action": None, "action_count": 0, "events": (), "board": ""},
     "event numbers of one, two and three bytes": {"events": (127, 128, 300, 16383, 16384, 2**32 - 1)},
+    "event numbers of one and two bytes, all below 256": {"events": (0, 1, 127, 128, 200, 255)},
+    "event numbers all below 128": {"events": tuple(range(128))},
     "zero scores, a negative size": {"scores": (("black", 0), ("white", 0)), "size": -7},
     "a negative score": {"scores": (("black", -2), ("white", 5))},
     "a long board text": {"board": "B" * 300},

@@ -12,7 +12,7 @@ sub-messages written whenever they are set, even when empty; repeated numbers pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 
 #: Wire types of a field's tag.
 VARINT = 0
@@ -68,9 +68,14 @@ def text(field_tag: bytes, value: str) -> bytes:
     return field_tag + _varint(len(data)) + data
 
 
-def packed(field_tag: bytes, values: Iterable[int]) -> bytes:
+def packed(field_tag: bytes, values: Sequence[int]) -> bytes:
     """A packed repeated varint field (``repeated uint32``): nothing when there are no values."""
-    body = b"".join(map(_varint, values))
+    try:
+        body = bytes(values)  # each value below 128 is its own varint: one byte, as it is
+    except ValueError:  # a value of 256 or more (or a negative one)
+        body = b""
+    if not body.isascii() or (not body and values):
+        body = b"".join(map(_varint, values))
     return field_tag + _varint(len(body)) + body if body else b""
 
 
