@@ -215,3 +215,14 @@ def test_varints_match_protobufs_own() -> None:
     for value in (-1, -2, -(2**31), -(2**63)):
         assert wire.varint(value) == Duration(seconds=value).SerializeToString()[1:]
         assert len(wire.varint(value)) == 10
+
+
+def test_scalars_on_both_sides_of_the_varint_table_match_protobufs_own() -> None:
+    for value in (1, wire.SMALL_LIMIT - 1, wire.SMALL_LIMIT, 10**9, -1):
+        assert wire.scalar(b"\x08", value) == Duration(seconds=value).SerializeToString()
+    assert wire.scalar(b"\x08", 0) == b""
+    assert wire.packed(b"\x72", [wire.SMALL_LIMIT - 1, wire.SMALL_LIMIT, 5]) == (
+        b"\x72"
+        + bytes([len(b"".join(wire.varint(v) for v in (4095, 4096, 5)))])
+        + b"".join(wire.varint(v) for v in (4095, 4096, 5))
+    )

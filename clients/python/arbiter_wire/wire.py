@@ -2,7 +2,7 @@
 
 Building a ``Turn`` as protobuf objects and serialising it costs more than writing its bytes:
 most of a Torrent Turn is two repeated fields (an event number per point, a name per empty
-point) whose elements have few distinct values, so their encodings are kept once and joined.
+point) whose elements have few distinct values, so their encodings are made once and joined.
 
 What is written here must be byte for byte what ``SerializeToString`` gives for the same
 message (fields in field-number order; proto3 scalars left out when zero, empty or false;
@@ -33,17 +33,14 @@ def varint(value: int) -> bytes:
     return bytes(out)
 
 
-class _Cache(dict[int, bytes]):
-    """value -> its varint, computed on first use (few distinct values: event numbers, lengths)."""
-
-    def __missing__(self, value: int) -> bytes:
-        encoded = self[value] = varint(value)
-        return encoded
+#: Values below this have their varints made once, at import (event numbers, lengths, enums); a
+#: bounded table, not a cache: turn ids and nanoseconds take every value and are encoded anew.
+SMALL_LIMIT = 1 << 12
+_SMALL = [varint(value) for value in range(SMALL_LIMIT)]
 
 
-#: Varints of the values seen so far; indexing it computes a new one.
-VARINTS = _Cache()
-_varint = VARINTS.__getitem__
+def _varint(value: int) -> bytes:
+    return _SMALL[value] if 0 <= value < SMALL_LIMIT else varint(value)
 
 
 def tag(number: int, wire_type: int) -> bytes:
@@ -75,7 +72,7 @@ def packed(field_tag: bytes, values: Sequence[int]) -> bytes:
     except ValueError:  # a value of 256 or more (or a negative one)
         body = b""
     if not body.isascii() or (not body and values):
-        body = b"".join(map(_varint, values))
+        body = b"".join([_varint(value) for value in values])
     return field_tag + _varint(len(body)) + body if body else b""
 
 
