@@ -20,10 +20,9 @@ from ..security.tls import TlsFiles
 from .servicer import BotServicer
 
 #: Net new container objects between two collections of the youngest generation (Python's
-#: default: 700). A move allocates a hundred or so that die young (events, dicts, tuples); at the
-#: default the collector ran several times a second and walked the survivors of each move again,
-#: about 15 us of the arbiter's CPU per move (docs/benchmarks.md, "The Turn's bytes written
-#: directly"); at this threshold it runs about 30 times less often, each time for a few ms.
+#: default: 700). Each move allocates container objects that die young (events, dicts, tuples);
+#: at the default the collector ran again and again over each move's survivors (its share of a
+#: profile of the arbiter: docs/benchmarks.md, "The Turn's bytes written directly").
 YOUNG_COLLECTION_THRESHOLD = 10_000
 
 
