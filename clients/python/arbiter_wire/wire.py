@@ -72,7 +72,10 @@ def packed(field_tag: bytes, values: Sequence[int]) -> bytes:
     except ValueError:  # a value of 256 or more (or a negative one)
         body = b""
     if not body.isascii() or (not body and values):
-        body = b"".join([_varint(value) for value in values])
+        if min(values) >= 0 and max(values) < SMALL_LIMIT:  # the usual case: from the table, in C
+            body = b"".join(map(_SMALL.__getitem__, values))
+        else:
+            body = b"".join([_varint(value) for value in values])
     return field_tag + _varint(len(body)) + body if body else b""
 
 
