@@ -61,6 +61,14 @@ class GameCodec(Protocol):
 
     def observation_from_pb(self, message: pb.Observation) -> Observation: ...
 
+    def legal_wire(self, legal: Sequence[object]) -> bytes:
+        """``legal_to_pb(legal).SerializeToString()`` (a codec may write it faster)."""
+        ...
+
+    def observation_wire(self, obs: object) -> bytes:
+        """``observation_to_pb(obs).SerializeToString()`` (a codec may write it faster)."""
+        ...
+
 
 CODECS: Mapping[str, GameCodec] = {
     "torrent": FlankCodec(TORRENT, cpb.GAME_TORRENT),

@@ -8,10 +8,22 @@ from typing import cast
 from arbiter_games import GameOptions, MalformedAction, OptionsError
 from arbiter_games.hexflank import PASS, SWAP, FlankObservation, FlankRules, Pass, Place, Swap
 
+from . import wire
 from .common import COLOUR_FROM_PB, SEAT_FROM_PB, colour_pb, seat_pb
 from .v1 import bot_service_pb2 as pb
 from .v1 import common_pb2 as cpb
 from .v1 import flank_pb2 as fpb
+
+# Tags of the fields written by ``observation_wire`` and ``legal_wire`` (flank.proto's numbers).
+_OBS = [wire.tag(number, wire.VARINT) for number in range(14)]  # the varint fields 1 to 13
+_BOARD = wire.tag(6, wire.LEN)
+_LAST_ACTION = wire.tag(9, wire.LEN)
+_EVENTS = wire.tag(14, wire.LEN)
+_FLANK = wire.tag(1, wire.LEN)  # Observation.flank, LegalActions.flank, FlankAction.place
+_LAST_PASS = wire.tag(2, wire.LEN) + b"\x00"  # FlankAction.pass, an empty FlankPass
+_LAST_SWAP = wire.tag(3, wire.LEN) + b"\x00"  # FlankAction.swap, an empty FlankSwap
+_CAN_PASS = wire.tag(2, wire.VARINT) + b"\x01"
+_CAN_SWAP = wire.tag(3, wire.VARINT) + b"\x01"
 
 
 class FlankCodec:
@@ -24,6 +36,8 @@ class FlankCodec:
         self.rules = rules
         self.game = rules.name
         self.pb_game = pb_game
+        #: FlankLegal.points, each point's field once (``legal_wire``).
+        self._point_fields = wire.StringFields(1)
 
     def options_from_pb(self, spec: cpb.GameSpec) -> dict[str, int]:
         which = spec.WhichOneof("options")
@@ -71,6 +85,19 @@ class FlankCodec:
         points = [a.point for a in placements]
         return pb.LegalActions(flank=fpb.FlankLegal(points=points, can_pass=can_pass, can_swap=can_swap))
 
+    def legal_wire(self, legal: Sequence[object]) -> bytes:
+        """``legal_to_pb(legal).SerializeToString()``, written directly (the arbiter's hot path)."""
+        tail = legal[-2:]
+        can_pass = any(a is PASS for a in tail)
+        can_swap = any(a is SWAP for a in tail)
+        placements = cast("Sequence[Place]", legal[: len(legal) - can_pass - can_swap])
+        body = b"".join(map(self._point_fields.__getitem__, [a.point for a in placements]))
+        if can_pass:
+            body += _CAN_PASS
+        if can_swap:
+            body += _CAN_SWAP
+        return wire.length_delimited(_FLANK, body)
+
     def legal_from_pb(self, message: pb.LegalActions) -> list[object]:
         out: list[object] = [Place(p) for p in message.flank.points]
         if message.flank.can_pass:
@@ -106,6 +133,43 @@ class FlankCodec:
                 over=obs.over,
             )
         )
+
+    def observation_wire(self, obs: object) -> bytes:
+        """``observation_to_pb(obs).SerializeToString()``, written directly (the arbiter's hot
+        path: a Turn carries one)."""
+        if not isinstance(obs, FlankObservation):
+            raise TypeError(f"not a flank observation: {type(obs).__name__}")
+        scores = dict(obs.scores)
+        scalar = wire.scalar
+        last = b""
+        if obs.last_action is not None:  # the engine's own text: "pass", "swap" or a point name
+            text = obs.last_action
+            if text == "pass":
+                last = wire.length_delimited(_LAST_ACTION, _LAST_PASS)
+            elif text == "swap":
+                last = wire.length_delimited(_LAST_ACTION, _LAST_SWAP)
+            else:
+                place = wire.length_delimited(_FLANK, wire.text(_FLANK, text))
+                last = wire.length_delimited(_LAST_ACTION, place)
+        body = b"".join(
+            (
+                scalar(_OBS[1], obs.size),
+                scalar(_OBS[2], seat_pb(obs.seat)),
+                scalar(_OBS[3], colour_pb(obs.colour)),
+                scalar(_OBS[4], seat_pb(obs.to_move_seat)),
+                scalar(_OBS[5], colour_pb(obs.to_move_colour)),
+                wire.text(_BOARD, obs.board),
+                scalar(_OBS[7], obs.swapped),
+                scalar(_OBS[8], obs.action_count),
+                last,
+                scalar(_OBS[10], colour_pb(obs.first_pass_colour)),
+                scalar(_OBS[11], scores["black"]),
+                scalar(_OBS[12], scores["white"]),
+                scalar(_OBS[13], obs.over),
+                wire.packed(_EVENTS, obs.events),
+            )
+        )
+        return wire.length_delimited(_FLANK, body)
 
     def observation_from_pb(self, message: pb.Observation) -> FlankObservation:
         if message.WhichOneof("game") != "flank":

@@ -96,6 +96,14 @@ class SurgeCodec:
             )
         )
 
+    def legal_wire(self, legal: Sequence[object]) -> bytes:
+        """``legal_to_pb(legal)`` serialised (Surge's Turns are small: no faster path)."""
+        return self.legal_to_pb(legal).SerializeToString()
+
+    def observation_wire(self, obs: object) -> bytes:
+        """``observation_to_pb(obs)`` serialised."""
+        return self.observation_to_pb(obs).SerializeToString()
+
     def observation_from_pb(self, message: pb.Observation) -> SurgeObservation:
         if message.WhichOneof("game") != "surge":
             raise ValueError("surge expects Observation.surge")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 from arbiter_games import GameDef, Observation
 from arbiter_games.policy import MatchPolicy
@@ -181,5 +181,5 @@ def addressed_seats(event: MatchEvent) -> tuple[int, ...]:
     seats = _FOR_ALL.get(type(event))
     if seats is not None:
         return seats
-    assert not isinstance(event, MatchStarted | MatchEnded | ActionApplied)
-    return (event.seat,)
+    # A cast, not an isinstance check: this runs for every event (twice per move).
+    return (cast("SeatResumed | TurnIssued | MoveRefused | MoveAcknowledged", event).seat,)

@@ -10,7 +10,7 @@ import structlog
 from arbiter_wire import reasons
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
-from .session import BotSession
+from .session import BotSession, Response
 
 log = structlog.get_logger("arbiter")
 
@@ -73,14 +73,12 @@ class SessionRegistry:
             return True
         return False
 
-    def send(
-        self, bot_name: str, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None
-    ) -> None:
+    def send(self, bot_name: str, message: Response, on_sent: Callable[[], None] | None = None) -> None:
         """To the bot's live session; a MatchEnded for an absent bot waits in its mailbox."""
         session = self.sessions.get(bot_name)
         if session is not None:
             session.send(message, on_sent)
-        elif message.HasField("match_ended"):
+        elif isinstance(message, pb.PlayResponse) and message.HasField("match_ended"):
             self.mailbox.put(bot_name, message)
 
     def close_all(self, reason: str, message: str) -> None:

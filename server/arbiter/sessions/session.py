@@ -10,6 +10,10 @@ from collections.abc import Callable
 from arbiter_wire import reasons
 from arbiter_wire.limits import OUTBOX_BYTES_LIMIT, UNVERSIONED
 from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.wire import EncodedResponse
+
+#: What a session sends: a message, or one the transport has serialised already (a Turn).
+Response = pb.PlayResponse | EncodedResponse
 
 
 class Closing:
@@ -27,14 +31,14 @@ class Delivery:
 
     __slots__ = ("message", "on_sent")
 
-    def __init__(self, message: pb.PlayResponse, on_sent: Callable[[], None]) -> None:
+    def __init__(self, message: Response, on_sent: Callable[[], None]) -> None:
         self.message = message
         self.on_sent = on_sent
 
 
 #: What the stream writer takes from an outbox: a message, a message with a hand-off callback,
 #: a Closing (end the stream with that status) or None (end it quietly: the reader stopped).
-OutboxItem = pb.PlayResponse | Delivery | Closing | None
+OutboxItem = Response | Delivery | Closing | None
 
 
 #: Messages freed per loop callback when a full outbox is dropped.
@@ -71,7 +75,7 @@ class BotSession:
         self._waiter: asyncio.Future[None] | None = None
         self.closed = False
 
-    def send(self, message: pb.PlayResponse, on_sent: Callable[[], None] | None = None) -> None:
+    def send(self, message: Response, on_sent: Callable[[], None] | None = None) -> None:
         if self.closed:
             return
         size = message.ByteSize()

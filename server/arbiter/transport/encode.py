@@ -6,11 +6,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from arbiter_games.timecontrol import TimeControl
-from arbiter_wire import convert
+from arbiter_wire import convert, wire
 from arbiter_wire.limits import ILLEGAL_POLICY_TO_PB, TIMEOUT_POLICY_TO_PB
 from arbiter_wire.status import status_for
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import common_pb2 as cpb
+from arbiter_wire.wire import EncodedResponse
 from google.protobuf.duration_pb2 import Duration
 
 from .. import __version__
@@ -91,6 +92,46 @@ def _turn(event: TurnIssued) -> pb.PlayResponse:
     return response
 
 
+# Tags of the Turn's fields (bot_service.proto, common.proto) for ``turn_wire``.
+_TURN = wire.tag(3, wire.LEN)  # PlayResponse.turn
+_MATCH_ID = wire.tag(1, wire.LEN)
+_TURN_ID = wire.tag(2, wire.VARINT)
+_OBSERVATION = wire.tag(3, wire.LEN)
+_LEGAL = wire.tag(4, wire.LEN)
+_CLOCK = wire.tag(5, wire.LEN)
+_DECISION_LIMIT = wire.tag(6, wire.LEN)
+_SEAT = wire.tag(7, wire.VARINT)
+_COLOUR = wire.tag(8, wire.VARINT)
+_CLOCK_SEAT = wire.tag(1, wire.VARINT)  # Clock.seat
+_CLOCK_REMAINING = wire.tag(2, wire.LEN)  # Clock.remaining
+
+
+def turn_wire(event: TurnIssued) -> EncodedResponse:
+    """The ``PlayResponse`` of ``_turn(event)``, serialised: its bytes written directly (the
+    hot path; the same bytes, ``tests/server/test_encode.py``)."""
+    facts = event.facts
+    codec = convert.codec(facts.game.name)
+    observation = event.observation
+    length_delimited = wire.length_delimited
+    scalar = wire.scalar
+    parts = [
+        wire.text(_MATCH_ID, facts.match_id),
+        scalar(_TURN_ID, event.turn_id),
+        length_delimited(_OBSERVATION, codec.observation_wire(observation)),
+        length_delimited(_LEGAL, codec.legal_wire(event.legal)),
+    ]
+    for seat, left in event.clocks.items():
+        clock = scalar(_CLOCK_SEAT, convert.seat_pb(seat))
+        if left is not None:
+            clock += length_delimited(_CLOCK_REMAINING, wire.duration(left))
+        parts.append(length_delimited(_CLOCK, clock))
+    if event.decision_limit is not None:
+        parts.append(length_delimited(_DECISION_LIMIT, wire.duration(event.decision_limit)))
+    parts.append(scalar(_SEAT, convert.seat_pb(event.seat)))
+    parts.append(scalar(_COLOUR, convert.colour_pb(observation.colour)))
+    return EncodedResponse(length_delimited(_TURN, b"".join(parts)), "turn")
+
+
 def _ended(event: MatchEnded, seat: int) -> pb.PlayResponse:
     end = event.end
     result = convert.result_to_pb(
@@ -145,6 +186,13 @@ def encode(event: MatchEvent, seat: int) -> pb.PlayResponse | None:
     """The message ``seat`` receives for ``event`` (None: the event is not for seats)."""
     encoder = _ENCODERS.get(type(event))
     return None if encoder is None else encoder(event, seat)
+
+
+def encode_for_wire(event: MatchEvent, seat: int) -> pb.PlayResponse | EncodedResponse | None:
+    """``encode(event, seat)`` as the transport sends it: a Turn already serialised."""
+    if type(event) is TurnIssued:
+        return turn_wire(event)
+    return encode(event, seat)
 
 
 def welcome(

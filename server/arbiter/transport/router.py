@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ..match.events import MatchEnded, MatchEvent, TurnIssued, addressed_seats
 from ..sessions.registry import SessionRegistry
-from .encode import encode
+from .encode import encode_for_wire
 
 
 class EndGate(Protocol):
@@ -34,7 +34,7 @@ class SeatRouter:
     def _send(self, event: MatchEvent) -> None:
         bots = event.facts.bots
         for seat in addressed_seats(event):
-            message = encode(event, seat)
+            message = encode_for_wire(event, seat)
             if message is not None:
                 on_sent = event.delivered if isinstance(event, TurnIssued) else None
                 self.sessions.send(bots[seat], message, on_sent)

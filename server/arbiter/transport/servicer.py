@@ -19,6 +19,7 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from ..ladder.host import LadderRefused
+from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import peer_address
 from ..sessions.identity import VersionError, read_version
@@ -146,18 +147,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
                     break  # replaced or closing: nothing more from this stream counts
                 kind = request.WhichOneof("kind")
                 try:
-                    if self._limited(session, request, kind):
-                        continue
-                    if kind == "move":
-                        self._move(session, request.move)
-                    elif kind == "seek":
-                        self._seek(session, request.seek)
-                    elif kind == "join_ladder":
-                        self._join(session, request.join_ladder)
-                    elif kind == "leave_ladder":
-                        self._leave(session, request.leave_ladder)
-                    elif kind == "challenge":
-                        self._challenge(session, request.challenge)
+                    self._handle(session, request, kind)
                 except Exception:
                     log.exception("request_failed", bot=session.bot_name, kind=kind)
         except DecodeError:
@@ -167,12 +157,36 @@ class BotServicer(pb_grpc.BotServiceServicer):
         finally:
             session.end()  # ends the writer (after a Closing, if one was queued)
 
+    def _handle(self, session: BotSession, request: pb.PlayRequest, kind: str | None) -> None:
+        # The hot path first: a move answering the bot's pending turn is never limited.
+        if kind == "move" and self._answered(session, request.move):
+            return
+        if self._limited(session, request, kind):
+            return
+        if kind == "move":
+            self._move(session, request.move)
+        elif kind == "seek":
+            self._seek(session, request.seek)
+        elif kind == "join_ladder":
+            self._join(session, request.join_ladder)
+        elif kind == "leave_ladder":
+            self._leave(session, request.leave_ladder)
+        elif kind == "challenge":
+            self._challenge(session, request.challenge)
+
+    def _answered(self, session: BotSession, move: pb.Move) -> bool:
+        """Play ``move`` if it answers the bot's pending turn (True), else leave it (False)."""
+        match = self.arbiter.find_match(session.bot_name, move.match_id)
+        if match is None or not self._plays(session.bot_name, match, move):
+            return False
+        self._answer(session, match, move)
+        return True
+
     def _limited(self, session: BotSession, request: pb.PlayRequest, kind: str | None) -> bool:
         """Whether the request goes past a rate limit (then it is answered and goes no further).
 
-        A move that answers the bot's pending turn is play and never limited."""
-        if kind == "move" and self._plays(session.bot_name, request.move):
-            return False
+        (A move that answers the bot's pending turn is play and never limited: ``_read`` sends
+        it on without asking.)"""
         limiter = self.arbiter.limiter
         wait = limiter.request(session.bot_name)
         if not wait and kind in LOBBY_KINDS:
@@ -184,14 +198,12 @@ class BotServicer(pb_grpc.BotServiceServicer):
             session.send(answer)
         return True
 
-    def _plays(self, bot_name: str, move: pb.Move) -> bool:
-        match = self.arbiter.find_match(bot_name, move.match_id)
-        pending = None if match is None else match.pending
+    @staticmethod
+    def _plays(bot_name: str, match: Match, move: pb.Move) -> bool:
+        """Whether ``move`` answers the pending turn of ``bot_name``'s seat in ``match``."""
+        pending = match.pending
         return (
-            match is not None
-            and pending is not None
-            and pending.turn_id == move.turn_id
-            and pending.seat in match.seat_of(bot_name)
+            pending is not None and pending.turn_id == move.turn_id and match.bots[pending.seat] == bot_name
         )
 
     def _move(self, session: BotSession, move: pb.Move) -> None:
@@ -203,6 +215,10 @@ class BotServicer(pb_grpc.BotServiceServicer):
             rejected = pb.MoveRejected(match_id=move.match_id, turn_id=move.turn_id, status=status)
             session.send(pb.PlayResponse(move_rejected=rejected))
             return
+        self._answer(session, match, move)
+
+    def _answer(self, session: BotSession, match: Match, move: pb.Move) -> None:
+        """``move`` read with the match's game and given to the match."""
         action: object | ActionError
         try:
             action = convert.action_from_pb(match.game.name, move.action)
