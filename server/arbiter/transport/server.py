@@ -20,6 +20,16 @@ from .servicer import BotServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
 
+#: Calls gRPC's core may hold before the arbiter's event loop has taken them. grpc.aio takes
+#: incoming calls one at a time, so a burst of bots opening their Play streams at once (every
+#: bot reconnecting after a restart, say) waits in the core's queue. With gRPC's defaults (1,000;
+#: beyond it a growing share of new calls is refused at random, all of them from 3,000) some of
+#: 2,000 simultaneous calls were cancelled before the servicer saw them (bench/streams.py);
+#: the bots saw CANCELLED, or INTERNAL "Internal error from Core" on a write. A call still waits
+#: at most 30 s in that queue (gRPC's grpc.server_max_unrequested_time_in_server).
+MAX_PENDING_CALLS = 20_000
+MAX_PENDING_CALLS_HARD = 40_000
+
 
 class BindError(OSError):
     """The arbiter cannot listen where it was asked to (a one-line reason for people)."""
@@ -89,6 +99,8 @@ async def create_server(
             ("grpc.http2.min_recv_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
             ("grpc.http2.max_ping_strikes", 0),
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING_CALLS_HARD),
         ],
     )
     pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
