@@ -28,7 +28,7 @@ async def _burst(address: str, connected: threading.Event, sent: threading.Event
     channels = [grpc.aio.insecure_channel(address, options=options) for _ in range(CHANNELS)]
     await asyncio.gather(*(asyncio.wait_for(c.channel_ready(), 60) for c in channels))
     connected.set()
-    stubs = [health_pb2_grpc.HealthStub(c) for c in channels]  # type: ignore[no-untyped-call]
+    stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
     outcomes: collections.Counter[str] = collections.Counter()
 
     async def check(i: int) -> None:
