@@ -25,10 +25,15 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
 #: bot reconnecting after a restart, say) waits in the core's queue. With gRPC's defaults (1,000;
 #: beyond it a growing share of new calls is refused at random, all of them from 3,000) some of
 #: 2,000 simultaneous calls were cancelled before the servicer saw them (bench/streams.py);
-#: the bots saw CANCELLED, or INTERNAL "Internal error from Core" on a write. A call still waits
-#: at most 30 s in that queue (gRPC's grpc.server_max_unrequested_time_in_server).
+#: the bots saw CANCELLED, or INTERNAL "Internal error from Core" on a write.
 MAX_PENDING_CALLS = 20_000
 MAX_PENDING_CALLS_HARD = 40_000
+#: How long a call may wait in that queue before gRPC cancels it (gRPC's default: 30 s). The
+#: loop takes one call per turn of the loop, so while 1,000 matches of instant bots are being
+#: played it took the last of 2,000 simultaneous calls after more than 30 s
+#: (bench/concurrency.py --matches 1000 --games 1); a bot waiting for its Welcome is charged
+#: nothing meanwhile, so a longer wait is better than a refusal.
+MAX_UNTAKEN_CALL_SECONDS = 120
 
 
 class BindError(OSError):
@@ -101,6 +106,7 @@ async def create_server(
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
             ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
             ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING_CALLS_HARD),
+            ("grpc.server_max_unrequested_time_in_server", MAX_UNTAKEN_CALL_SECONDS),
         ],
     )
     pb_grpc.add_BotServiceServicer_to_server(BotServicer(arbiter), server)  # type: ignore[no-untyped-call]
