@@ -12,12 +12,14 @@ target). Every process connects all its bots first; then all start at once: each
 GAMES games, answering every turn at once with a random legal move.
 
 It prints the moves per second (all moves over the time from the start to the last bot done),
-the p50/p99 time the arbiter charged per move (turn sent -> answer received, read from the
+how long the arbiter took to take every bot's call (the last Welcome), the p50/p99 time the arbiter charged per move (turn sent -> answer received, read from the
 match records), how the matches ended and how many by timeout (there must be none: the cap
 per decision is 10 s, far above any real answer time), and the CPU time (user + system) per
 move of the arbiter's process and of the bot processes summed: on a shared machine it moves
 much less than the wall-clock figures. It exits non-zero on a timeout, a failed bot call, or a
-game without its record.
+game without its record. While bots play, each process says every 10 s on stderr how many are
+left and what each last received; a seeker left alone (its opponent's call failed before the
+pairing) is cancelled once nothing has changed for 30 s, and counts as a failed call.
 
 ``--bot-processes 0`` is the earlier shape: every bot in this process on one event loop, over
 8 shared channels (so 8 connections); ``--arbiter-from DIR`` runs the arbiter of another
@@ -29,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
+import random
 import resource
 import subprocess
 import sys
@@ -39,25 +43,108 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from _common import convert, instant_bot, median, percentile, served_process
+from _common import convert, instant_action, median, pb, percentile, served_process
+from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 
 #: One TCP connection per channel (see the module's docstring).
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 
 
 # --- a bot process ----------------------------------------------------------------------------
-async def play(channel: grpc.aio.Channel, token: str, spec: Any, games: int, seed: int) -> dict[str, Any]:
-    """One bot's games; a failed call is counted, not raised (the others play on)."""
-    try:
-        return {**await instant_bot(channel, token, spec, games, seed), "error": None}
-    except grpc.aio.AioRpcError as exc:
-        return {"moves": 0, "games": 0, "rejected": 0, "error": f"{exc.code().name}: {exc.details()}"}
+class Bots:
+    """This process's bots; ``last`` holds, for each bot still playing, what it last received."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.spec = game_spec(args)
+        self.last: dict[int, str] = {}
+        self.calls: dict[int, Any] = {}
+        self.unpaired: set[int] = set()
+        self.welcomed = 0.0  # when the last Welcome came (the arbiter had taken every call)
+        self.errors: collections.Counter[str] = collections.Counter()
+
+    async def play(self, channel: grpc.aio.Channel, bot: int) -> dict[str, Any]:
+        """One bot's games; a failed call is counted, not raised (the others play on)."""
+        counts: dict[str, Any] = {"bot": bot, "moves": 0, "games": 0, "rejected": 0, "error": None}
+        rng = random.Random(bot)
+        stub = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
+        call = stub.Play(metadata=(("authorization", f"Bearer t{bot}"),))
+        seek = pb.PlayRequest(seek=pb.Seek(spec=self.spec))
+        self.last[bot] = "nothing (seek being written)"
+        self.calls[bot] = call
+        try:
+            await call.write(seek)
+            async for message in call:
+                if not await self.answer(call, message, counts, rng, seek):
+                    break
+        except grpc.aio.AioRpcError as exc:
+            counts["error"] = f"{exc.code().name}: {exc.details()}"
+        except asyncio.CancelledError:
+            if bot not in self.unpaired:
+                raise
+        finally:
+            call.cancel()
+            del self.last[bot], self.calls[bot]
+        if bot in self.unpaired:
+            counts["error"] = "no opponent came: its seek was cancelled by the bench"
+        if counts["error"]:
+            self.errors[counts["error"]] += 1
+        return counts
+
+    async def answer(self, call: Any, message: Any, counts: dict[str, Any], rng: Any, seek: Any) -> bool:
+        """Handle one message; False when the bot is done."""
+        kind = message.WhichOneof("kind")
+        self.last[int(counts["bot"])] = kind
+        if kind == "welcome":
+            self.welcomed = max(self.welcomed, time.monotonic())
+        elif kind == "turn":
+            turn = message.turn
+            action = instant_action(turn, rng)
+            move = pb.Move(match_id=turn.match_id, turn_id=turn.turn_id, action=action)
+            await call.write(pb.PlayRequest(move=move))
+            counts["moves"] += 1
+        elif kind == "move_rejected":
+            counts["rejected"] += 1
+        elif kind == "seek_rejected":
+            counts["error"] = f"seek rejected: {message.seek_rejected.status.message}"
+            return False
+        elif kind == "match_ended":
+            counts["games"] += 1
+            if counts["games"] >= self.args.games:
+                return False
+            await call.write(seek)
+        return True
+
+    async def watch(self) -> None:
+        """Every 10 s while some bots are still playing: what they last received (on stderr).
+
+        A bot whose opponent's call failed before pairing waits for an opponent forever: once
+        only such seekers are left, unchanged for 30 s, their calls are cancelled (an error).
+        """
+        quiet = 0
+        previous: dict[int, str] = {}
+        while True:
+            await asyncio.sleep(10)
+            waiting = collections.Counter(self.last.values())
+            print(
+                f"bots {self.args.first}+: {len(self.last)} still playing, last received "
+                f"{dict(waiting)}; failed calls {dict(self.errors)}",
+                file=sys.stderr,
+                flush=True,
+            )
+            lone = set(waiting) == {"seek_pending"} and self.last == previous
+            quiet = quiet + 1 if lone else 0
+            previous = dict(self.last)
+            if quiet >= 3:
+                for bot, call in list(self.calls.items()):
+                    self.unpaired.add(bot)
+                    call.cancel()
 
 
 async def worker_main(args: argparse.Namespace) -> None:
     """Connect this process's bots, say ``ready``, play once told ``go``, print the counts."""
     raise_file_limit()
-    spec = game_spec(args)
+    bots = Bots(args)
     first, count = args.first, args.count
     channels = [grpc.aio.insecure_channel(args.worker, options=CHANNEL_OPTIONS) for _ in range(count)]
     await asyncio.gather(*(asyncio.wait_for(c.channel_ready(), 300) for c in channels))
@@ -66,11 +153,11 @@ async def worker_main(args: argparse.Namespace) -> None:
     await loop.run_in_executor(None, sys.stdin.readline)
     cpu = own_cpu_seconds()
     started = time.monotonic()
-    results = await asyncio.gather(
-        *(play(channels[i], f"t{first + i}", spec, args.games, first + i) for i in range(count))
-    )
+    watch = asyncio.create_task(bots.watch())
+    results = await asyncio.gather(*(bots.play(channels[i], first + i) for i in range(count)))
     ended = time.monotonic()
     cpu = own_cpu_seconds() - cpu
+    watch.cancel()
     for channel in channels:
         await channel.close()
     errors = [r["error"] for r in results if r["error"]]
@@ -82,6 +169,7 @@ async def worker_main(args: argparse.Namespace) -> None:
         "cpu": cpu,
         "started": started,
         "ended": ended,
+        "welcomed": bots.welcomed,
     }
     print(json.dumps(summary), flush=True)
 
@@ -142,18 +230,21 @@ def run_processes(args: argparse.Namespace, address: str) -> dict[str, Any]:
         "first_errors": [e for r in results for e in r["first_errors"]][:3],
         "cpu": sum(r["cpu"] for r in results),
         "wall": max(r["ended"] for r in results) - min(r["started"] for r in results),
+        "welcomed": max(r["welcomed"] for r in results) - min(r["started"] for r in results),
     }
 
 
 async def run_in_process(args: argparse.Namespace, address: str) -> dict[str, Any]:
     """The earlier shape: every bot on this event loop, over 8 shared channels."""
-    spec = game_spec(args)
+    args.first = 0
+    bots = Bots(args)
     channels = [grpc.aio.insecure_channel(address) for _ in range(8)]
     cpu = own_cpu_seconds()
     started = time.perf_counter()
-    results = await asyncio.gather(
-        *(play(channels[i % 8], f"t{i}", spec, args.games, i) for i in range(2 * args.matches))
-    )
+    started_monotonic = time.monotonic()
+    watch = asyncio.create_task(bots.watch())
+    results = await asyncio.gather(*(bots.play(channels[i % 8], i) for i in range(2 * args.matches)))
+    watch.cancel()
     wall = time.perf_counter() - started
     cpu = own_cpu_seconds() - cpu
     for channel in channels:
@@ -166,6 +257,7 @@ async def run_in_process(args: argparse.Namespace, address: str) -> dict[str, An
         "first_errors": errors[:3],
         "cpu": cpu,
         "wall": wall,
+        "welcomed": bots.welcomed - started_monotonic,
     }
 
 
@@ -255,6 +347,7 @@ def report(
         f"{moves} moves in {wall:.1f} s"
     )
     print(f"moves/s: {moves / wall:.0f}")
+    print(f"every bot's call taken (its Welcome received) {run['welcomed']:.1f} s after the start")
     print(
         f"charged per move: median {median(charged) * 1e3:.2f} ms, p99 {percentile(charged, 99) * 1e3:.2f} ms"
     )
