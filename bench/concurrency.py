@@ -12,14 +12,15 @@ target). Every process connects all its bots first; then all start at once: each
 GAMES games, answering every turn at once with a random legal move.
 
 It prints the moves per second (all moves over the time from the start to the last bot done),
-how long the arbiter took to take every bot's call (the last Welcome), the p50/p99 time the arbiter charged per move (turn sent -> answer received, read from the
-match records), how the matches ended and how many by timeout (there must be none: the cap
-per decision is 10 s, far above any real answer time), and the CPU time (user + system) per
-move of the arbiter's process and of the bot processes summed: on a shared machine it moves
-much less than the wall-clock figures. It exits non-zero on a timeout, a failed bot call, or a
-game without its record. While bots play, each process says every 10 s on stderr how many are
-left and what each last received; a seeker left alone (its opponent's call failed before the
-pairing) is cancelled once nothing has changed for 30 s, and counts as a failed call.
+how long the arbiter took to take every bot's call (the last Welcome), the p50/p99 time the
+arbiter charged per move (turn sent -> answer received, read from the match records), how the
+matches ended and how many by timeout (there must be none: the cap per decision is 10 s, far
+above any real answer time), and the CPU time (user + system) per move of the arbiter's process
+and of the bot processes summed: on a shared machine it moves much less than the wall-clock
+figures. It exits non-zero on a timeout, a failed bot call, or a game without its record. While
+bots play, each process says every 10 s on stderr how many are left and what each last received;
+a seeker left alone (its opponent's call failed before the pairing) is cancelled once nothing
+has changed for 30 s, and counts as a failed call.
 
 ``--bot-processes 0`` is the earlier shape: every bot in this process on one event loop, over
 8 shared channels (so 8 connections); ``--arbiter-from DIR`` runs the arbiter of another
