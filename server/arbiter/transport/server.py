@@ -29,11 +29,12 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
 MAX_PENDING_CALLS = 20_000
 MAX_PENDING_CALLS_HARD = 40_000
 #: How long a call may wait in that queue before gRPC cancels it (gRPC's default: 30 s). The
-#: loop takes one call per turn of the loop, so while 1,000 matches of instant bots are being
-#: played it took the last of 2,000 simultaneous calls after more than 30 s
-#: (bench/concurrency.py --matches 1000 --games 1); a bot waiting for its Welcome is charged
-#: nothing meanwhile, so a longer wait is better than a refusal.
-MAX_UNTAKEN_CALL_SECONDS = 120
+#: loop takes one call per turn of the loop, and each turn also runs every stream's reads and
+#: writes that are ready, so while 1,000 matches of instant bots were played the loop took the
+#: last of 2,000 simultaneous calls 64 to 73 s after the first (bench/concurrency.py --matches
+#: 1000 --games 1, load average 8 to 20) and, with the default, gRPC cancelled the rest. A bot
+#: waiting for its Welcome is charged nothing, so a longer wait is better than a refusal.
+MAX_UNTAKEN_CALL_SECONDS = 300
 
 
 class BindError(OSError):
