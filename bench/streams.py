@@ -195,7 +195,7 @@ def main() -> None:
                 outcomes = asyncio.run(run(args, served.address))
                 page = urllib.request.urlopen(f"http://{metrics}/metrics", timeout=30).read().decode()
                 calls = [line for line in page.splitlines() if line.startswith("arbiter_rpcs_")]
-                print("arbiter:", "; ".join(c for c in calls if "Play" in c))
+                print("arbiter:", "; ".join(c for c in calls if "Play" in c and "_total" in c))
     print(
         f"{args.streams} streams over {args.channels or args.streams} channels ({args.server}): "
         f"{dict(outcomes)} in {time.perf_counter() - started:.1f} s"
