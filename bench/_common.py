@@ -72,7 +72,7 @@ def serve_process(*serve_args: str, profile: str | None = None) -> Iterator[str]
 
 @contextlib.contextmanager
 def served_process(
-    *serve_args: str, profile: str | None = None, root: Path | None = None
+    *serve_args: str, profile: str | None = None, root: Path | None = None, database: str = "none"
 ) -> Iterator[Served]:
     """Run ``arbiter serve ARGS`` in its own process on a free port (as ``serve_process``).
 
@@ -80,6 +80,8 @@ def served_process(
     ``root``: run the arbiter of another checkout of the project (to compare two versions with
     the same benchmark); a checkout from before the store had no ``--database`` option and no
     store, so none is given to it.
+    ``database``: the ``--database`` of ``arbiter serve`` (default ``none``: no store, the match
+    core alone; ``bench/ladder.py`` and ``bench/memory.py --database`` measure the store).
     """
     import asyncio
     import os
@@ -93,7 +95,7 @@ def served_process(
     command = [sys.executable, *profiler, "-m", "arbiter.cli", "serve", "--port", str(port)]
     command += ["--log-level", "warning"]
     if (root / "server" / "arbiter" / "store").is_dir():
-        command += ["--database", "none"]  # no store: the match core alone (bench/ladder.py measures it)
+        command += ["--database", database]
     server = subprocess.Popen([*command, *serve_args], env=env)
     try:
         address = f"127.0.0.1:{port}"

@@ -2,14 +2,18 @@
 
     python bench/memory.py [--matches 1000] [--steps 500,1000] [--procs 4] [--size 5]
                            [--think-min 1.0] [--think-max 2.0] [--hold 5]
+                           [--database none|sqlite|postgresql]
 
-Starts ``arbiter serve`` as its own process (``--database none``: no store, the match core
-alone; records to a temporary directory; game clock off, 10 s cap per decision; metrics on a
-free port), then ``--procs`` bot processes sharing ``2 x MATCHES`` bots, each bot with its own
-gRPC channel (``grpc.use_local_subchannel_pool``, so each bot is one TCP connection, as real
-bots are). Each bot seeks Torrent (size ``--size``) and answers every turn with a random legal
-move after a delay drawn from [think-min, think-max] seconds, so the matches stay live and the
-load stays small; when a match ends the bot seeks again, until the bench stops it.
+Starts ``arbiter serve`` as its own process (records to a temporary directory; game clock off,
+10 s cap per decision; metrics on a free port) with the store ``--database`` names: ``none``
+(the default: no store, the match core alone), ``sqlite`` (the default store of ``arbiter
+serve``, here a file in a temporary directory) or ``postgresql`` (a throwaway PostgreSQL cluster
+of tests/postgres.py, started for the run and removed after it). Then ``--procs`` bot processes
+sharing ``2 x MATCHES`` bots, each bot with its own gRPC channel
+(``grpc.use_local_subchannel_pool``, so each bot is one TCP connection, as real bots are). Each
+bot seeks Torrent (size ``--size``) and answers every turn with a random legal move after a
+delay drawn from [think-min, think-max] seconds, so the matches stay live and the load stays
+small; when a match ends the bot seeks again, until the bench stops it.
 
 It reads the server's resident memory (VmRSS in /proc/PID/status) before any bot connects,
 with every bot connected (channels ready, no call open), and at each step of live matches
@@ -34,11 +38,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
-from _common import convert, free_port, instant_action, pb, served_process
+from _common import ROOT, convert, free_port, instant_action, pb, served_process
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 
 #: One TCP connection per channel: by default gRPC shares one connection between the channels
@@ -302,6 +307,26 @@ def report(bench: Bench, results: list[dict[str, Any]], samples: dict[str, float
     return timeouts == 0 and totals["errors"] == 0 and started == sum(ended.values()) == written
 
 
+@contextlib.contextmanager
+def store(database: str, tmp: Path) -> Iterator[str]:
+    """The ``--database`` URL of ``arbiter serve`` for ``database``; a PostgreSQL cluster lives
+    while the block runs."""
+    if database == "none":
+        yield "none"
+    elif database == "sqlite":
+        yield f"sqlite:///{tmp / 'arbiter.db'}"
+    else:
+        sys.path.insert(0, str(ROOT))
+        from tests.postgres import Cluster
+
+        cluster = Cluster()
+        try:
+            cluster.start()
+            yield cluster.createdb("memory")
+        finally:
+            cluster.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -313,6 +338,7 @@ def main() -> None:
     parser.add_argument("--think-min", type=float, default=1.0)
     parser.add_argument("--think-max", type=float, default=2.0)
     parser.add_argument("--hold", type=float, default=5.0, help="seconds to wait before each reading")
+    parser.add_argument("--database", choices=["none", "sqlite", "postgresql"], default="none")
     parser.add_argument("--worker", metavar="ADDRESS", help=argparse.SUPPRESS)
     parser.add_argument("--first", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
@@ -323,14 +349,15 @@ def main() -> None:
     _raise_file_limit()  # the server inherits it
     steps = [int(s) for s in args.steps.split(",")]
     args.matches = max(args.matches, *steps)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, store(args.database, Path(tmp)) as url:
         tokens = Path(tmp) / "tokens"
         tokens.write_text("".join(f"bot{i}=t{i}\n" for i in range(2 * args.matches)))
         records = Path(tmp) / "records"
         metrics = f"127.0.0.1:{free_port()}"
         serve_args = ["--tokens-file", str(tokens), "--records", str(records), "--base", "0"]
         serve_args += ["--per-decision", "10", "--metrics", metrics]
-        with served_process(*serve_args) as served:
+        print(f"store: {args.database} ({url})", flush=True)
+        with served_process(*serve_args, database=url) as served:
             bench = Bench(args, served.pid, served.address, metrics)
             bench.read("before any bot connects")
             try:

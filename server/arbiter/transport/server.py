@@ -35,6 +35,22 @@ def collect_young_objects_less_often() -> None:
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["BotService"].full_name
 
+#: Calls gRPC's core may hold before the arbiter's event loop has taken them. grpc.aio takes
+#: incoming calls one at a time, so a burst of bots opening their Play streams at once (every
+#: bot reconnecting after a restart, say) waits in the core's queue. With gRPC's defaults (1,000;
+#: beyond it a growing share of new calls is refused at random, all of them from 3,000) some of
+#: 2,000 simultaneous calls were cancelled before the servicer saw them (bench/streams.py);
+#: the bots saw CANCELLED, or INTERNAL "Internal error from Core" on a write.
+MAX_PENDING_CALLS = 20_000
+MAX_PENDING_CALLS_HARD = 40_000
+#: How long a call may wait in that queue before gRPC cancels it (gRPC's default: 30 s). The
+#: loop takes one call per turn of the loop, and each turn also runs every stream's reads and
+#: writes that are ready, so while 1,000 matches of instant bots were played the loop took the
+#: last of 2,000 simultaneous calls 64 to 73 s after the first (bench/concurrency.py --matches
+#: 1000 --games 1, load average 8 to 20) and, with the default, gRPC cancelled the rest. A bot
+#: waiting for its Welcome is charged nothing, so a longer wait is better than a refusal.
+MAX_UNTAKEN_CALL_SECONDS = 300
+
 
 def add_bot_service(servicer: BotServicer, server: grpc.aio.Server) -> None:
     """The bot service, as the generated ``add_BotServiceServicer_to_server`` adds it but for its
@@ -119,6 +135,9 @@ async def create_server(
             ("grpc.http2.min_recv_ping_interval_without_data_ms", MIN_PING_INTERVAL_MS),
             ("grpc.http2.max_ping_strikes", 0),
             ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING_CALLS_HARD),
+            ("grpc.server_max_unrequested_time_in_server", MAX_UNTAKEN_CALL_SECONDS),
         ],
     )
     add_bot_service(BotServicer(arbiter), server)
