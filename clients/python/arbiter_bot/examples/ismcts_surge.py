@@ -643,18 +643,23 @@ class IsmctsSurgeBot(Bot):
             self.record.append(state.copy())
         seed = self.rng.getrandbits(64)
         for action in moves:
-            key = id(action)
-            after = state.copy()
-            mover = after.mover
-            SURGE.apply_in_place(after, action)
-            value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
-            if key not in root.n:
-                root.actions[key] = action
-                root.n[key] = 0
-                root.w[key] = 0.0
-            root.n[key] += 1
-            root.w[key] += value_blue if mover == 0 else -value_blue
+            self._play_one(root, state, action, seed)
         return len(moves)
+
+    def _play_one(self, root: Node, state: SurgeState, action: SurgeAction, seed: int) -> None:
+        """One playout of ``action`` from ``state`` with the random numbers of ``seed``, booked at
+        the root."""
+        key = id(action)
+        after = state.copy()
+        mover = after.mover
+        SURGE.apply_in_place(after, action)
+        value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
+        if key not in root.n:
+            root.actions[key] = action
+            root.n[key] = 0
+            root.w[key] = 0.0
+        root.n[key] += 1
+        root.w[key] += value_blue if mover == 0 else -value_blue
 
     def _paired(self, root: Node, state: SurgeState, moves: Sequence[SurgeAction], deadline: float) -> int:
         """Every root move played out from the same determinization with the same random numbers.
@@ -667,17 +672,7 @@ class IsmctsSurgeBot(Bot):
         for action in moves:
             if done and self.iterations is None and time.monotonic() >= deadline:
                 break
-            key = id(action)
-            after = state.copy()
-            mover = after.mover
-            SURGE.apply_in_place(after, action)
-            value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
-            if key not in root.n:
-                root.actions[key] = action
-                root.n[key] = 0
-                root.w[key] = 0.0
-            root.n[key] += 1
-            root.w[key] += value_blue if mover == 0 else -value_blue
+            self._play_one(root, state, action, seed)
             done += 1
         return done
 
