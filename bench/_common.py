@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import resource
 import statistics
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,16 @@ from arbiter_wire.v1 import flank_pb2 as fpb  # noqa: E402
 from arbiter_wire.v1 import surge_pb2 as spb  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+#: A channel with these options has a connection of its own (gRPC otherwise shares one between
+#: the channels of a process that have the same target): one bot, one TCP connection.
+CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+
+
+def raise_file_limit() -> None:
+    """Open files up to the hard limit: thousands of bots, or of their connections, need them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def free_port() -> int:

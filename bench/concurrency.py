@@ -44,11 +44,17 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from _common import convert, instant_action, median, pb, percentile, served_process
+from _common import (
+    CHANNEL_OPTIONS,
+    convert,
+    instant_action,
+    median,
+    pb,
+    percentile,
+    raise_file_limit,
+    served_process,
+)
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
-
-#: One TCP connection per channel (see the module's docstring).
-CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 
 
 # --- a bot process ----------------------------------------------------------------------------
@@ -176,12 +182,6 @@ async def worker_main(args: argparse.Namespace) -> None:
 
 
 # --- the bench ----------------------------------------------------------------------------------
-def raise_file_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 def own_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime

@@ -43,12 +43,17 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from _common import ROOT, convert, free_port, instant_action, pb, served_process
+from _common import (
+    CHANNEL_OPTIONS,
+    ROOT,
+    convert,
+    free_port,
+    instant_action,
+    pb,
+    raise_file_limit,
+    served_process,
+)
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
-
-#: One TCP connection per channel: by default gRPC shares one connection between the channels
-#: of a process that have the same target and options.
-CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 
 
 # --- the bot processes ------------------------------------------------------------------------
@@ -149,7 +154,7 @@ class Worker:
 
 
 async def worker_main(args: argparse.Namespace) -> None:
-    _raise_file_limit()
+    raise_file_limit()
     worker = Worker(args.worker, args.first, args.count, args)
     await worker.connect()
     print("ready", flush=True)
@@ -167,12 +172,6 @@ async def worker_main(args: argparse.Namespace) -> None:
 
 
 # --- the bench ----------------------------------------------------------------------------------
-def _raise_file_limit() -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -346,7 +345,7 @@ def main() -> None:
     if args.worker:
         asyncio.run(worker_main(args))
         return
-    _raise_file_limit()  # the server inherits it
+    raise_file_limit()  # the server inherits it
     steps = [int(s) for s in args.steps.split(",")]
     args.matches = max(args.matches, *steps)
     with tempfile.TemporaryDirectory() as tmp, store(args.database, Path(tmp)) as url:
