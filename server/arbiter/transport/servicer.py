@@ -121,28 +121,37 @@ class BotServicer(pb_grpc.BotServiceServicer):
             await context.write(encode.redirect(placement))
             return
         session = self.arbiter.attach(identity.name, version)
-        reader = asyncio.create_task(self._read(request_iterator, session))
+        reader = asyncio.create_task(self._read(context, session))
+        next_item = session.next_item
+        write = context.write
         try:
             while True:
-                item = await session.next_item()
+                item = await next_item()
+                if type(item) is Delivery:
+                    # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
+                    # own queues behind other streams' writes, which the arbiter cannot measure).
+                    await write(item.message)
+                    item.on_sent()
+                    continue
                 if item is None:
                     return
                 if isinstance(item, Closing):
                     await abort_with(context, item.reason, item.message)
-                if isinstance(item, Delivery):
-                    # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
-                    # own queues behind other streams' writes, which the arbiter cannot measure).
-                    await context.write(item.message)
-                    item.on_sent()
-                    continue
-                await context.write(item)
+                await write(item)
         finally:
             reader.cancel()
             self.arbiter.detach(session)
 
-    async def _read(self, requests: AsyncIterator[pb.PlayRequest], session: BotSession) -> None:
+    async def _read(self, context: grpc.aio.ServicerContext[Any, Any], session: BotSession) -> None:
+        # ``context.read()`` itself, not ``async for`` over the request iterator: gRPC's iterator
+        # is an async generator around the same call, one more frame resumed per request.
+        read = context.read
+        eof = grpc.aio.EOF
         try:
-            async for request in requests:
+            while True:
+                request = await read()
+                if request is eof:
+                    break
                 if session.closed:
                     break  # replaced or closing: nothing more from this stream counts
                 kind = request.WhichOneof("kind")
