@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import cast
 
 from arbiter_games import GameOptions, MalformedAction, OptionsError
@@ -24,6 +25,10 @@ _LAST_PASS = wire.tag(2, wire.LEN) + b"\x00"  # FlankAction.pass, an empty Flank
 _LAST_SWAP = wire.tag(3, wire.LEN) + b"\x00"  # FlankAction.swap, an empty FlankSwap
 _CAN_PASS = wire.tag(2, wire.VARINT) + b"\x01"
 _CAN_SWAP = wire.tag(3, wire.VARINT) + b"\x01"
+
+
+#: A placement's point name.
+_POINT = attrgetter("point")
 
 
 class FlankCodec:
@@ -91,7 +96,8 @@ class FlankCodec:
         can_pass = any(a is PASS for a in tail)
         can_swap = any(a is SWAP for a in tail)
         placements = cast("Sequence[Place]", legal[: len(legal) - can_pass - can_swap])
-        body = b"".join(map(self._point_fields.__getitem__, [a.point for a in placements]))
+        # Each point's field from the table, in C (no Python loop over the placements).
+        body = b"".join(map(self._point_fields.__getitem__, map(_POINT, placements)))
         if can_pass:
             body += _CAN_PASS
         if can_swap:
