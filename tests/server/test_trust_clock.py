@@ -228,7 +228,7 @@ def test_the_re_armed_timer_runs_for_the_time_left_since_delivery():
     assert scheduler.delays[-1] == 1.0  # armed again for the whole of seat 2's time
     clock[0] += 1.0 + HAIR
     scheduler.timers[-1].callback()
-    assert match.end.reason == "timeout" and match.end.faulty_seat == 2
+    assert match.end is not None and match.end.reason == "timeout" and match.end.faulty_seat == 2
 
 
 def test_quick_turns_share_one_timer():
@@ -263,7 +263,7 @@ def test_a_turn_due_before_the_armed_timer_gets_a_timer_of_its_own():
     assert second.cancelled and scheduler.delays == [2.0, 1.5, 0.5]
     clock[0] = START + 2.5 + HAIR
     scheduler.live()[-1].callback()
-    assert match.end.reason == "timeout" and match.end.faulty_seat == 1
+    assert match.end is not None and match.end.reason == "timeout" and match.end.faulty_seat == 1
     assert refusals(host)[-1].reason is Refusal.CLOCK_EXPIRED
 
 
