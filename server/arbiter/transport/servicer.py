@@ -23,7 +23,7 @@ from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import peer_address
 from ..sessions.identity import VersionError, read_version
-from ..sessions.session import BotSession, Closing, Delivery
+from ..sessions.session import EMPTY, BotSession, Closing, Delivery
 from . import encode
 
 log = structlog.get_logger("arbiter")
@@ -122,11 +122,14 @@ class BotServicer(pb_grpc.BotServiceServicer):
             return
         session = self.arbiter.attach(identity.name, version)
         reader = asyncio.create_task(self._read(context, session))
-        next_item = session.next_item
+        take, wait_for_item = session.take, session.wait
         write = context.write
         try:
             while True:
-                item = await next_item()
+                item = take()
+                if item is EMPTY:
+                    await wait_for_item()
+                    continue
                 if type(item) is Delivery:
                     # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
                     # own queues behind other streams' writes, which the arbiter cannot measure).
