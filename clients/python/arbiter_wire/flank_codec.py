@@ -116,10 +116,13 @@ class FlankCodec:
 
     def legal_wire(self, legal: Sequence[object]) -> bytes:
         """``legal_to_pb(legal).SerializeToString()``, written directly (the arbiter's hot path)."""
-        tail = legal[-2:]
-        can_pass = any(a is PASS for a in tail)
-        can_swap = any(a is SWAP for a in tail)
-        placements = cast("Sequence[Place]", legal[: len(legal) - can_pass - can_swap])
+        # As ``legal_to_pb`` reads them (PASS or SWAP among the last two), without a generator.
+        count = len(legal)
+        last = legal[-1] if count else None
+        before = legal[-2] if count > 1 else None
+        can_pass = last is PASS or before is PASS
+        can_swap = last is SWAP or before is SWAP
+        placements = legal[: count - can_pass - can_swap]
         # Each point's field from the table, in C (no Python loop over the placements).
         body = b"".join(map(self._point_fields.__getitem__, map(_POINT, placements)))
         if can_pass:
