@@ -188,8 +188,13 @@ class BotServicer(pb_grpc.BotServiceServicer):
 
     def _answered(self, session: BotSession, move: pb.Move) -> bool:
         """Play ``move`` if it answers the bot's pending turn (True), else leave it (False)."""
-        match = self.arbiter.find_match(session.bot_name, move.match_id)
-        if match is None or not self._plays(session.bot_name, match, move):
+        bot_name = session.bot_name
+        match = self.arbiter.find_match(bot_name, move.match_id)
+        if match is None:
+            return False
+        # Whether it answers the pending turn of the bot's seat.
+        pending = match.pending
+        if pending is None or pending.turn_id != move.turn_id or match.bots[pending.seat] != bot_name:
             return False
         self._answer(session, match, move)
         return True
@@ -209,14 +214,6 @@ class BotServicer(pb_grpc.BotServiceServicer):
         if answer is not None:
             session.send(answer)
         return True
-
-    @staticmethod
-    def _plays(bot_name: str, match: Match, move: pb.Move) -> bool:
-        """Whether ``move`` answers the pending turn of ``bot_name``'s seat in ``match``."""
-        pending = match.pending
-        return (
-            pending is not None and pending.turn_id == move.turn_id and match.bots[pending.seat] == bot_name
-        )
 
     def _move(self, session: BotSession, move: pb.Move) -> None:
         match = self.arbiter.find_match(session.bot_name, move.match_id)
