@@ -7,10 +7,13 @@ import pytest
 from arbiter.match.events import TurnIssued
 from arbiter.match.match import Match, MatchSetup
 from arbiter.transport.encode import clocks_pb, encode, encode_for_wire, turn_wire
+from arbiter_games import MalformedAction
 from arbiter_games.hexflank import PASS, SWAP, FlankObservation, Place
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import convert, wire
+from arbiter_wire.flank_codec import FlankCodec
 from arbiter_wire.v1 import bot_service_pb2 as pb
+from arbiter_wire.v1 import flank_pb2 as fpb
 from arbiter_wire.wire import EncodedResponse, serialize_response
 from google.protobuf.duration_pb2 import Duration
 
@@ -173,7 +176,28 @@ def test_flank_observations_written_directly_match_serialising(changes: dict[str
     observation = flank_observation(**changes)
     for game in ("torrent", "fravan"):
         codec = convert.codec(game)
-        assert codec.observation_wire(observation) == codec.observation_to_pb(observation).SerializeToString()
+        expected = codec.observation_to_pb(observation).SerializeToString()
+        for _ in range(2):  # the second time with the fields the codec kept from the first
+            assert codec.observation_wire(observation) == expected
+
+
+def test_a_move_names_each_point_once_read_the_same_every_time() -> None:
+    """``action_from_pb`` keeps each point name's ``Place``: the same action every time, what is
+    not a placement still refused every time, and no more than a bounded number of names kept."""
+    codec = convert.codec("torrent")
+    assert isinstance(codec, FlankCodec)
+    move = convert.action_to_pb(Place("g7"))
+    first, second = convert.action_from_pb("torrent", move), convert.action_from_pb("torrent", move)
+    assert first == second == Place("g7")
+    for name in ("pass", "swap", "G7", ""):
+        bad = pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=name)))
+        for _ in range(2):
+            with pytest.raises(MalformedAction):
+                codec.action_from_pb(bad)
+    for number in range(5_000):  # well-formed names, most of them on no board
+        named = pb.Action(flank=fpb.FlankAction(place=fpb.FlankPlace(point=f"a{number}")))
+        assert codec.action_from_pb(named) == Place(f"a{number}")
+    assert len(codec._places) <= 4_096
 
 
 def test_a_flank_codec_writes_only_flank_observations() -> None:

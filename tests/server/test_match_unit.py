@@ -103,9 +103,8 @@ def test_fischer_timeout_charges_without_increment():
     def scenario():
         match, _host, clock = make_match("torrent", TimeControl(base=2.0, increment=5.0), options={"size": 5})
         match.start()
-        pending = match.pending
         clock[0] += 2.5
-        match._on_timer(pending)
+        match._on_timer()
         return match
 
     match = run(scenario)
@@ -123,7 +122,7 @@ def test_default_action_in_surge_is_a_seeded_random_legal_action():
         pending = match.pending
         legal = list(pending.legal)
         clock[0] += 1.1
-        match._on_timer(pending)
+        match._on_timer()
         return match, legal
 
     match_a, legal = run(lambda: scenario(b"a" * 32))
@@ -165,7 +164,7 @@ def test_the_clock_starts_when_the_turn_leaves_the_arbiter():
         await asyncio.sleep(0.05)
         clock[0] += 0.5
         pending = match.pending
-        match._on_timer(pending)  # a timer set from the queueing time must not time the bot out
+        match._on_timer()  # a timer set from the queueing time must not time the bot out
         assert match.end is None and match.pending is pending
         match.submit(1, turn.turn_id, Place("e5"))
         return match

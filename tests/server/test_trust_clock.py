@@ -1,6 +1,7 @@
 """The clock is trusted: an answer at the limit counts, a hair past it does not (for an answer and
 for the timer); a timeout's default action is legal at every phase; the re-armed timer runs for the
-time left. All on a fake clock and a scheduler that only records: nothing here waits."""
+time left; the match's one timer serves its turns. All on a fake clock and a scheduler that only
+records: nothing here waits."""
 
 import pytest
 from arbiter.match.events import MoveRefused, Refusal, TurnIssued
@@ -217,7 +218,53 @@ def test_the_re_armed_timer_runs_for_the_time_left_since_delivery():
     clock[0] += 0.75  # at the limit measured from delivery: still in time
     match.submit(1, pending.turn_id, first_legal(match))
     assert match.actions[0]["charged"] == 0.75 + 0.25
-    assert rearmed.cancelled and first.cancelled is False  # the first one had run
+    # The match keeps its one timer: the next turn (seat 2's, 1 s from now) cannot expire before
+    # it runs, so no new timer is set and none is cancelled.
+    assert len(scheduler.timers) == 2 and not rearmed.cancelled and not first.cancelled
+    second = match.pending
+    assert second.seat == 2
+    rearmed.callback()  # it runs at its time, for seat 2's turn, which has just begun
+    assert match.end is None and match.pending is second
+    assert scheduler.delays[-1] == 1.0  # armed again for the whole of seat 2's time
+    clock[0] += 1.0 + HAIR
+    scheduler.timers[-1].callback()
+    assert match.end is not None and match.end.reason == "timeout" and match.end.faulty_seat == 2
+
+
+def test_quick_turns_share_one_timer():
+    """Turns answered in time set no timer of their own: the first turn's timer is the only one."""
+    control = TimeControl(base=None, per_decision=1.0)
+    match, host, clock, scheduler = make_match("torrent", control, options={"size": 5})
+    match.start()
+    for _ in range(20):
+        clock[0] += 0.01
+        match.submit(match.pending.seat, match.pending.turn_id, first_legal(match))
+    assert refusals(host) == [] and match.end is None
+    assert sum(isinstance(e, TurnIssued) for e in host.events) == 21
+    assert scheduler.delays == [1.0] and scheduler.live() == scheduler.timers
+
+
+def test_a_turn_due_before_the_armed_timer_gets_a_timer_of_its_own():
+    """A game clock running low: the next turn's limit ends before the armed timer would run."""
+    control = TimeControl(base=2.0)
+    match, host, clock, scheduler = make_match("torrent", control, options={"size": 5})
+    match.start()
+    [first] = scheduler.timers  # seat 1's turn: due at START + 2
+    clock[0] = START + 1.5
+    match.submit(1, match.pending.turn_id, first_legal(match))  # seat 1 has 0.5 s left
+    assert len(scheduler.timers) == 1  # seat 2's turn (due at START + 3.5) keeps it
+    clock[0] = START + 2.0
+    first.callback()  # seat 2's turn has run 0.5 s: armed again for its 1.5 s left
+    assert match.end is None and scheduler.delays == [2.0, 1.5]
+    second = scheduler.timers[-1]
+    match.submit(2, match.pending.turn_id, first_legal(match))
+    # Seat 1's turn ends at START + 2.5, before that timer (START + 3.5): it is replaced.
+    assert match.pending.seat == 1 and match.pending.limit == 0.5
+    assert second.cancelled and scheduler.delays == [2.0, 1.5, 0.5]
+    clock[0] = START + 2.5 + HAIR
+    scheduler.live()[-1].callback()
+    assert match.end is not None and match.end.reason == "timeout" and match.end.faulty_seat == 1
+    assert refusals(host)[-1].reason is Refusal.CLOCK_EXPIRED
 
 
 def test_a_silent_bot_is_timed_out_one_limit_after_delivery_not_later():

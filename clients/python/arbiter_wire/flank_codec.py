@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import cast
 
 from arbiter_games import GameOptions, MalformedAction, OptionsError
@@ -26,6 +27,22 @@ _CAN_PASS = wire.tag(2, wire.VARINT) + b"\x01"
 _CAN_SWAP = wire.tag(3, wire.VARINT) + b"\x01"
 
 
+#: A placement's point name.
+_POINT = attrgetter("point")
+#: The most values each of ``observation_wire``'s tables keeps (they stay far below it in play).
+_CACHED = 4096
+
+
+def _last_action(text: str) -> bytes:
+    """Field 9 of a FlankObservation (its ``last_action``) for the engine's text of an action."""
+    if text == "pass":
+        return wire.length_delimited(_LAST_ACTION, _LAST_PASS)
+    if text == "swap":
+        return wire.length_delimited(_LAST_ACTION, _LAST_SWAP)
+    place = wire.length_delimited(_FLANK, wire.text(_FLANK, text))
+    return wire.length_delimited(_LAST_ACTION, place)
+
+
 class FlankCodec:
     """Messages of one flank game (Torrent or Fravan); both share the flank messages."""
 
@@ -38,6 +55,12 @@ class FlankCodec:
         self.pb_game = pb_game
         #: FlankLegal.points, each point's field once (``legal_wire``).
         self._point_fields = wire.StringFields(1)
+        #: ``observation_wire``'s fields 1 to 5 (size, seats, colours) by their values, and its
+        #: field 9 (the last action) by the engine's text: both take few values in a game.
+        self._heads: dict[tuple[object, ...], bytes] = {}
+        self._lasts: dict[str, bytes] = {}
+        #: Each point name a move has named, read once (a ``Place`` is never changed: shared).
+        self._places: dict[str, Place] = {}
 
     def options_from_pb(self, spec: cpb.GameSpec) -> dict[str, int]:
         which = spec.WhichOneof("options")
@@ -65,10 +88,16 @@ class FlankCodec:
             raise MalformedAction(f"{self.game} expects Action.flank, got {which or 'nothing'}")
         kind = message.flank.WhichOneof("kind")
         if kind == "place":
-            parsed = self.rules.parse_action(message.flank.place.point)  # MalformedAction for bad names
-            if not isinstance(parsed, Place):
-                raise MalformedAction("FlankPlace.point must name a point, not 'pass' or 'swap'")
-            return parsed
+            point = message.flank.place.point
+            place = self._places.get(point)
+            if place is None:
+                parsed = self.rules.parse_action(point)  # MalformedAction for bad names
+                if not isinstance(parsed, Place):
+                    raise MalformedAction("FlankPlace.point must name a point, not 'pass' or 'swap'")
+                place = parsed
+                if len(self._places) < _CACHED:
+                    self._places[point] = place
+            return place
         if kind == "pass":
             return PASS
         if kind == "swap":
@@ -87,11 +116,15 @@ class FlankCodec:
 
     def legal_wire(self, legal: Sequence[object]) -> bytes:
         """``legal_to_pb(legal).SerializeToString()``, written directly (the arbiter's hot path)."""
-        tail = legal[-2:]
-        can_pass = any(a is PASS for a in tail)
-        can_swap = any(a is SWAP for a in tail)
-        placements = cast("Sequence[Place]", legal[: len(legal) - can_pass - can_swap])
-        body = b"".join(map(self._point_fields.__getitem__, [a.point for a in placements]))
+        # As ``legal_to_pb`` reads them (PASS or SWAP among the last two), without a generator.
+        count = len(legal)
+        last = legal[-1] if count else None
+        before = legal[-2] if count > 1 else None
+        can_pass = last is PASS or before is PASS
+        can_swap = last is SWAP or before is SWAP
+        placements = legal[: count - can_pass - can_swap]
+        # Each point's field from the table, in C (no Python loop over the placements).
+        body = b"".join(map(self._point_fields.__getitem__, map(_POINT, placements)))
         if can_pass:
             body += _CAN_PASS
         if can_swap:
@@ -141,23 +174,31 @@ class FlankCodec:
             raise TypeError(f"not a flank observation: {type(obs).__name__}")
         scores = dict(obs.scores)
         scalar = wire.scalar
+        key = (obs.size, obs.seat, obs.colour, obs.to_move_seat, obs.to_move_colour)
+        head = self._heads.get(key)
+        if head is None:
+            head = b"".join(
+                (
+                    scalar(_OBS[1], obs.size),
+                    scalar(_OBS[2], seat_pb(obs.seat)),
+                    scalar(_OBS[3], colour_pb(obs.colour)),
+                    scalar(_OBS[4], seat_pb(obs.to_move_seat)),
+                    scalar(_OBS[5], colour_pb(obs.to_move_colour)),
+                )
+            )
+            if len(self._heads) < _CACHED:
+                self._heads[key] = head
         last = b""
-        if obs.last_action is not None:  # the engine's own text: "pass", "swap" or a point name
-            text = obs.last_action
-            if text == "pass":
-                last = wire.length_delimited(_LAST_ACTION, _LAST_PASS)
-            elif text == "swap":
-                last = wire.length_delimited(_LAST_ACTION, _LAST_SWAP)
-            else:
-                place = wire.length_delimited(_FLANK, wire.text(_FLANK, text))
-                last = wire.length_delimited(_LAST_ACTION, place)
+        text = obs.last_action  # the engine's own text: "pass", "swap" or a point name
+        if text is not None:
+            last = self._lasts.get(text, b"")
+            if not last:
+                last = _last_action(text)
+                if len(self._lasts) < _CACHED:
+                    self._lasts[text] = last
         body = b"".join(
             (
-                scalar(_OBS[1], obs.size),
-                scalar(_OBS[2], seat_pb(obs.seat)),
-                scalar(_OBS[3], colour_pb(obs.colour)),
-                scalar(_OBS[4], seat_pb(obs.to_move_seat)),
-                scalar(_OBS[5], colour_pb(obs.to_move_colour)),
+                head,
                 wire.text(_BOARD, obs.board),
                 scalar(_OBS[7], obs.swapped),
                 scalar(_OBS[8], obs.action_count),

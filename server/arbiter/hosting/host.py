@@ -110,7 +110,7 @@ class MatchHosting:
         return self.lag(fresh, within)
 
     def _emit(self, event: MatchEvent) -> None:
-        if isinstance(event, MatchEnded):
+        if type(event) is MatchEnded:  # (no subclasses: the exact type is the cheaper test)
             self._ended(event)
         self.bus.publish(event)
 
@@ -219,6 +219,11 @@ class MatchHosting:
 
     def answer(self, match: Match, bot_name: str, turn_id: int, action: object | ActionError) -> None:
         """An answer of ``bot_name`` to ``match`` (found by ``find``), given to the right seat."""
+        bots = match.bots
+        first, second = bots[1] == bot_name, bots[2] == bot_name
+        if first is not second:  # the bot has one seat (the usual case: no list of seats)
+            match.submit(1 if first else 2, turn_id, action)
+            return
         seats = match.seat_of(bot_name)
         seat = seats[0]
         if len(seats) == 2:

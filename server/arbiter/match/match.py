@@ -79,7 +79,6 @@ class PendingTurn:
     issued: float
     limit: float | None
     legal: list[object]
-    timer: Timer | None = None
     #: The host's lag reading when the clock started (see ``Match.lag``).
     lag_at_start: float = 0.0
     #: The timer found the turn over its limit once and looks again after ``verdict_grace``.
@@ -163,6 +162,11 @@ class Match:
         self.rng = random.Random(hashlib.sha256(self.seed + b"default-actions").digest())
         self.turn_counter = 0
         self.pending: PendingTurn | None = None
+        #: The match's one decision timer (None: not armed) and when it runs, on ``now``'s clock.
+        #: It is not set anew for every turn: a turn that ends before the timer's time leaves it
+        #: armed, and when it runs it judges whichever turn is pending then (``_on_timer``).
+        self.timer: Timer | None = None
+        self.timer_due = 0.0
         self.last_accepted: dict[int, tuple[int, object]] = {}
         self.actions: list[dict[str, Any]] = []
         self.end: MatchEnd | None = None
@@ -357,18 +361,27 @@ class Match:
             delivered=None if resent else (lambda: self._turn_delivered(pending)),
         )
         if not resent:
-            pending.issued = self.now()
+            pending.issued = now = self.now()
             pending.lag_at_start = self.lag()
             if pending.limit is not None:
-                pending.timer = self.scheduler.call_later(pending.limit, lambda: self._on_timer(pending))
+                # The turn cannot expire before ``now + limit`` (its clock may start later, on
+                # delivery): a timer armed to run by then is kept, else it is set for this turn.
+                due = now + pending.limit
+                timer = self.timer
+                if timer is None or self.timer_due > due:
+                    if timer is not None:
+                        timer.cancel()
+                    self._arm(pending.limit, due)
         self.emit(event)
+
+    def _arm(self, delay: float, due: float) -> None:
+        self.timer = self.scheduler.call_later(delay, self._on_timer)
+        self.timer_due = due
 
     def _accept(
         self, pending: PendingTurn, action: object, new_state: object, elapsed: float, auto: AutoAction | None
     ) -> None:
-        if pending.timer is not None:
-            pending.timer.cancel()
-        self.pending = None
+        self.pending = None  # the match's timer stays armed: it judges the next turn (``_issue``)
         self.clocks.charge(pending.seat, elapsed)
         self.state = new_state
         if auto is None:
@@ -401,21 +414,23 @@ class Match:
                 pending.issued = now
                 pending.lag_at_start = self.lag()
 
-    def _on_timer(self, pending: PendingTurn) -> None:
-        if self.pending is not pending or self.end is not None or pending.limit is None:
-            return
+    def _on_timer(self) -> None:
+        """The match's timer ran: judge the pending turn (maybe a later one than it was set for)."""
+        self.timer = None
+        pending = self.pending
+        if pending is None or self.end is not None or pending.limit is None:
+            return  # the next turn with a limit arms it again
         elapsed = self._judged(pending)
-        # Not yet: the clock started when the Turn was delivered, or the host was late (its lag is
-        # not charged). At exactly the limit the seat is still in time (as an answer is judged in
-        # ``submit``): look again once time has moved on.
+        # Not yet: a later turn than the timer was set for, the clock started when the Turn was
+        # delivered, or the host was late (its lag is not charged). At exactly the limit the seat
+        # is still in time (as an answer is judged in ``submit``): look again once time has moved on.
         if elapsed <= pending.limit:
-            pending.timer = self.scheduler.call_later(
-                pending.limit - elapsed, lambda: self._on_timer(pending)
-            )
+            delay = pending.limit - elapsed
+            self._arm(delay, self.now() + delay)
             return
         if self.verdict_grace > 0 and not pending.graced:
             pending.graced = True
-            pending.timer = self.scheduler.call_later(self.verdict_grace, lambda: self._on_timer(pending))
+            self._arm(self.verdict_grace, self.now() + self.verdict_grace)
             return
         self._time_out(pending, elapsed)
 
@@ -453,11 +468,10 @@ class Match:
     def _finish(self, end: MatchEnd) -> None:
         if self.end is not None:
             return
-        pending = self.pending
-        if pending is not None:
-            if pending.timer is not None:
-                pending.timer.cancel()
-            self.pending = None
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        self.pending = None
         self.end = end
         self.ended_wall = time.time()
         observations = {seat: self.game.observe(self.state, seat) for seat in (1, 2)}
@@ -479,14 +493,21 @@ class Match:
         self, seat: int, turn_id: int | None, action: object, charged: float | None, auto: AutoAction | None
     ) -> None:
         text = self.game.format_action(action)
-        clocks = dict(self.clocks.remaining)
+        remaining = self.clocks.remaining
+        clocks = dict(remaining)
+        # Written out for the two seats (``Clocks`` keeps exactly seats 1 and 2): this runs for
+        # every action (no comprehension, no ``str`` per seat).
+        left_1, left_2 = remaining[1], remaining[2]
         self.actions.append(
             {
                 "turn": turn_id,
                 "seat": seat,
                 "action": text,
                 "charged": None if charged is None else round(charged, 6),
-                "clocks": {str(s): (None if v is None else round(v, 6)) for s, v in clocks.items()},
+                "clocks": {
+                    "1": None if left_1 is None else round(left_1, 6),
+                    "2": None if left_2 is None else round(left_2, 6),
+                },
                 "auto": None if auto is None else auto.value,
             }
         )

@@ -121,15 +121,45 @@ def turn_wire(event: TurnIssued) -> EncodedResponse:
         length_delimited(_LEGAL, codec.legal_wire(event.legal)),
     ]
     for seat, left in event.clocks.items():
-        clock = scalar(_CLOCK_SEAT, convert.seat_pb(seat))
-        if left is not None:
-            clock += length_delimited(_CLOCK_REMAINING, wire.duration(left))
+        if left is None:  # no game clock: the same bytes every time
+            clock = _UNTIMED_CLOCKS.get(seat)
+            if clock is None:
+                clock = _UNTIMED_CLOCKS[seat] = length_delimited(_CLOCK, _clock_seat(seat))
+            parts.append(clock)
+            continue
+        clock = _clock_seat(seat) + length_delimited(_CLOCK_REMAINING, wire.duration(left))
         parts.append(length_delimited(_CLOCK, clock))
-    if event.decision_limit is not None:
-        parts.append(length_delimited(_DECISION_LIMIT, wire.duration(event.decision_limit)))
-    parts.append(scalar(_SEAT, convert.seat_pb(event.seat)))
-    parts.append(scalar(_COLOUR, convert.colour_pb(observation.colour)))
+    limit = event.decision_limit
+    if limit is not None:
+        # A per-decision cap is the same every turn; a game clock's limit is new each time.
+        field = _LIMITS.get(limit)
+        if field is None:
+            field = length_delimited(_DECISION_LIMIT, wire.duration(limit))
+            if len(_LIMITS) < _LIMITS_KEPT:
+                _LIMITS[limit] = field
+        parts.append(field)
+    key = (event.seat, observation.colour)
+    tail = _SEATS.get(key)
+    if tail is None:
+        seat_field = scalar(_SEAT, convert.seat_pb(event.seat))
+        tail = seat_field + scalar(_COLOUR, convert.colour_pb(observation.colour))
+        if len(_SEATS) < _LIMITS_KEPT:
+            _SEATS[key] = tail
+    parts.append(tail)
     return EncodedResponse(length_delimited(_TURN, b"".join(parts)), "turn")
+
+
+def _clock_seat(seat: int) -> bytes:
+    return wire.scalar(_CLOCK_SEAT, convert.seat_pb(seat))
+
+
+#: Fields of ``turn_wire`` that take few values, made once: a Clock without a game clock (by
+#: seat), the decision limit (by its seconds; at most ``_LIMITS_KEPT`` of them, the first met),
+#: the Turn's seat and colour fields (by seat and colour).
+_UNTIMED_CLOCKS: dict[int, bytes] = {}
+_LIMITS: dict[float, bytes] = {}
+_SEATS: dict[tuple[int, str], bytes] = {}
+_LIMITS_KEPT = 256
 
 
 def _ended(event: MatchEnded, seat: int) -> pb.PlayResponse:

@@ -7,7 +7,7 @@ from typing import Protocol
 
 from ..match.events import MatchEnded, MatchEvent, TurnIssued, addressed_seats
 from ..sessions.registry import SessionRegistry
-from .encode import encode_for_wire
+from .encode import encode_for_wire, turn_wire
 
 
 class EndGate(Protocol):
@@ -26,6 +26,9 @@ class SeatRouter:
         self.gate = gate
 
     def __call__(self, event: MatchEvent) -> None:
+        if type(event) is TurnIssued:  # the hot path (one per move): one seat, the Turn's bytes
+            self.sessions.send(event.facts.bots[event.seat], turn_wire(event), event.delivered)
+            return
         gate = self.gate
         if isinstance(event, MatchEnded) and gate is not None and gate.hold(event, lambda: self._send(event)):
             return

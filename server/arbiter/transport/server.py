@@ -138,6 +138,11 @@ async def create_server(
             ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
             ("grpc.server.max_pending_requests_hard_limit", MAX_PENDING_CALLS_HARD),
             ("grpc.server_max_unrequested_time_in_server", MAX_UNTAKEN_CALL_SECONDS),
+            # No bandwidth-delay probing of what the bots send: it pings a connection as data
+            # arrives, to grow the receive window for large transfers, and a bot's requests are
+            # small (MAX_REQUEST_BYTES). With it, each move cost more TCP segments and CPU on both
+            # sides (docs/benchmarks.md, "Cutting the arbiter's CPU per move").
+            ("grpc.http2.bdp_probe", 0),
         ],
     )
     add_bot_service(BotServicer(arbiter), server)

@@ -23,7 +23,7 @@ from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import peer_address
 from ..sessions.identity import VersionError, read_version
-from ..sessions.session import BotSession, Closing, Delivery
+from ..sessions.session import EMPTY, BotSession, Closing, Delivery
 from . import encode
 
 log = structlog.get_logger("arbiter")
@@ -121,28 +121,40 @@ class BotServicer(pb_grpc.BotServiceServicer):
             await context.write(encode.redirect(placement))
             return
         session = self.arbiter.attach(identity.name, version)
-        reader = asyncio.create_task(self._read(request_iterator, session))
+        reader = asyncio.create_task(self._read(context, session))
+        take, wait_for_item = session.take, session.wait
+        write = context.write
         try:
             while True:
-                item = await session.next_item()
+                item = take()
+                if item is EMPTY:
+                    await wait_for_item()
+                    continue
+                if type(item) is Delivery:
+                    # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
+                    # own queues behind other streams' writes, which the arbiter cannot measure).
+                    await write(item.message)
+                    item.on_sent()
+                    continue
                 if item is None:
                     return
                 if isinstance(item, Closing):
                     await abort_with(context, item.reason, item.message)
-                if isinstance(item, Delivery):
-                    # A Turn's clock starts once gRPC has taken it (not while it waited in gRPC's
-                    # own queues behind other streams' writes, which the arbiter cannot measure).
-                    await context.write(item.message)
-                    item.on_sent()
-                    continue
-                await context.write(item)
+                await write(item)
         finally:
             reader.cancel()
             self.arbiter.detach(session)
 
-    async def _read(self, requests: AsyncIterator[pb.PlayRequest], session: BotSession) -> None:
+    async def _read(self, context: grpc.aio.ServicerContext[Any, Any], session: BotSession) -> None:
+        # ``context.read()`` itself, not ``async for`` over the request iterator: gRPC's iterator
+        # is an async generator around the same call, one more frame resumed per request.
+        read = context.read
+        eof = grpc.aio.EOF
         try:
-            async for request in requests:
+            while True:
+                request = await read()
+                if request is eof:
+                    break
                 if session.closed:
                     break  # replaced or closing: nothing more from this stream counts
                 kind = request.WhichOneof("kind")
@@ -176,8 +188,13 @@ class BotServicer(pb_grpc.BotServiceServicer):
 
     def _answered(self, session: BotSession, move: pb.Move) -> bool:
         """Play ``move`` if it answers the bot's pending turn (True), else leave it (False)."""
-        match = self.arbiter.find_match(session.bot_name, move.match_id)
-        if match is None or not self._plays(session.bot_name, match, move):
+        bot_name = session.bot_name
+        match = self.arbiter.find_match(bot_name, move.match_id)
+        if match is None:
+            return False
+        # Whether it answers the pending turn of the bot's seat.
+        pending = match.pending
+        if pending is None or pending.turn_id != move.turn_id or match.bots[pending.seat] != bot_name:
             return False
         self._answer(session, match, move)
         return True
@@ -197,14 +214,6 @@ class BotServicer(pb_grpc.BotServiceServicer):
         if answer is not None:
             session.send(answer)
         return True
-
-    @staticmethod
-    def _plays(bot_name: str, match: Match, move: pb.Move) -> bool:
-        """Whether ``move`` answers the pending turn of ``bot_name``'s seat in ``match``."""
-        pending = match.pending
-        return (
-            pending is not None and pending.turn_id == move.turn_id and match.bots[pending.seat] == bot_name
-        )
 
     def _move(self, session: BotSession, move: pb.Move) -> None:
         match = self.arbiter.find_match(session.bot_name, move.match_id)
