@@ -75,11 +75,17 @@ def hosts_of_matches(served_events: list[dict[str, object]]) -> dict[str, set[ob
     return hosts
 
 
-@pytest.mark.parametrize("database", ["none", "store"])
-def test_sdk_bots_play_every_match_to_its_end_in_one_process(
-    database: str, request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    url = "none" if database == "none" else str(request.getfixturevalue("store_url"))
+def test_sdk_bots_play_every_match_to_its_end_in_one_process(tmp_path: Path) -> None:
+    play_matches_and_check_their_hosts(tmp_path, "none")
+
+
+def test_sdk_bots_play_in_one_process_each_with_a_store(tmp_path: Path, store_url: str) -> None:
+    play_matches_and_check_their_hosts(tmp_path, store_url)
+
+
+def play_matches_and_check_their_hosts(tmp_path: Path, url: str) -> None:
+    """12 SDK bots on the public port play 12 matches or more; each was hosted by one worker,
+    where both of its bots had their session, and ended there."""
     names = list(TOKENS)[:12]
     with serving(tmp_path, "--database", url) as served:
         sessions = [
