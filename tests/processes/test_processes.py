@@ -21,13 +21,14 @@ import pytest
 from arbiter.ladder.model import LadderConfig
 from arbiter.store import SqlStore
 from arbiter_bot import MatchSummary
-from arbiter_bot.client import Backoff, Session, run_bot
+from arbiter_bot.client import Backoff, run_bot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_games.timecontrol import TimeControl
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.cluster.harness import play_until, wait_sync
+from tests.cluster.harness import wait_sync
+from tests.cluster.test_js_sdk import JS, node_program
 from tests.processes.harness import TOKENS, alive, serving, start, stop
 from tests.server.raw_client import RawBot, play_out
 
@@ -84,29 +85,40 @@ def test_sdk_bots_play_in_one_process_each_with_a_store(tmp_path: Path, store_ur
 
 
 def play_matches_and_check_their_hosts(tmp_path: Path, url: str) -> None:
-    """12 SDK bots on the public port play 12 matches or more; each was hosted by one worker,
-    where both of its bots had their session, and ended there."""
+    """12 SDK bots on the public port, in 6 pairs, play 2 matches per pair; each match was
+    hosted by one worker, where both of its bots had their session, and ended there. (A pair's
+    two bots ask for a time control of their own, so they pair only with each other: every bot
+    finds its opponent for each of its games, wherever the kernel sent the two.)"""
     names = list(TOKENS)[:12]
     with serving(tmp_path, "--database", url) as served:
-        sessions = [
-            Session(RandomBot(i), served.address, TOKENS[name], SPEC, None, backoff=BACKOFF)
-            for i, name in enumerate(names)
-        ]
 
-        def finished() -> int:
-            return sum(len(s.summaries) for s in sessions) // 2
+        async def scenario() -> list[list[MatchSummary]]:
+            bots = [
+                run_bot(
+                    RandomBot(i),
+                    served.address,
+                    TOKENS[name],
+                    SPEC,
+                    2,
+                    TimeControl(base=60.0 + i // 2, increment=1.0),
+                    backoff=BACKOFF,
+                )
+                for i, name in enumerate(names)
+            ]
+            return list(await asyncio.wait_for(asyncio.gather(*bots), 240))
 
-        asyncio.run(play_until(sessions, lambda: finished() >= 12, 240))
+        results = asyncio.run(scenario())
         started = served.events("match_started")
         ended = served.events("match_ended")
         opened = served.events("session_opened")
         moved = served.events("seek_moved")
-    summaries = [(name, s) for name, session in zip(names, sessions, strict=True) for s in session.summaries]
+    assert [len(r) for r in results] == [2] * 12
+    summaries = [(name, s) for name, result in zip(names, results, strict=True) for s in result]
     assert all(s.outcome != "unknown" for _, s in summaries)
     by_match = collections.defaultdict(list)
     for name, summary in summaries:
         by_match[summary.match_id].append((name, summary.opponent_name))
-    assert len(by_match) >= 12
+    assert len(by_match) == 12
     assert all(len(seats) == 2 for seats in by_match.values())  # both bots saw every match end
     starts, ends = hosts_of_matches(started), hosts_of_matches(ended)
     for match_id, seats in by_match.items():
@@ -311,3 +323,34 @@ def test_processes_and_advertise_together_are_refused(tmp_path: Path) -> None:
     assert served.stderr().strip().splitlines() == [
         "error: --processes cannot be used with --advertise: a node of a cluster is one process"
     ]
+
+
+def test_the_typescript_sdk_seeks_again_where_its_lone_seek_was_moved(tmp_path: Path) -> None:
+    """The JavaScript random bot alone on worker 1 is sent to worker 0 (a Redirect without a
+    match and without a join token): it connects there with its own token, seeks again and plays
+    the Python bot waiting there."""
+    program = node_program()
+    script = JS / "dist" / "src" / "examples" / "random_bot.js"
+    sources = JS.glob("src/**/*.ts")
+    if not script.exists() or any(p.stat().st_mtime > script.stat().st_mtime for p in sources):
+        pytest.fail("the TypeScript SDK's build is missing or stale: cd clients/js && npm run build")
+    with serving(tmp_path, "--database", "none") as served:
+
+        async def scenario() -> tuple[bytes, list[MatchSummary]]:
+            command = [program, str(script), "--server", served.private(1), "--token", TOKENS["bot1"]]
+            command += ["--game", "torrent", "--size", "5", "--games", "1"]
+            js = await asyncio.create_subprocess_exec(
+                *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
+            )
+            python = run_bot(RandomBot(0), served.private(0), TOKENS["bot0"], SPEC, 1, backoff=BACKOFF)
+            (out, _), summaries = await asyncio.wait_for(asyncio.gather(js.communicate(), python), 120)
+            assert js.returncode == 0
+            return out, summaries
+
+        out, summaries = asyncio.run(scenario())
+        moved = served.events("seek_moved")
+        started = served.events("match_started")
+    assert [(e["bot"], e["worker"]) for e in moved] == [("bot1", 1)]
+    assert [(e["worker"], {e["seat_1"], e["seat_2"]}) for e in started] == [(0, {"bot0", "bot1"})]
+    assert len(summaries) == 1 and summaries[0].opponent_name == "bot1"
+    assert len(out.decode().strip().splitlines()) == 1  # one line per finished match
