@@ -14,6 +14,7 @@ import json
 import os
 import random
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -354,3 +355,70 @@ def test_the_typescript_sdk_seeks_again_where_its_lone_seek_was_moved(tmp_path: 
     assert [(e["worker"], {e["seat_1"], e["seat_2"]}) for e in started] == [(0, {"bot0", "bot1"})]
     assert len(summaries) == 1 and summaries[0].opponent_name == "bot1"
     assert len(out.decode().strip().splitlines()) == 1  # one line per finished match
+
+
+def test_worker_0_alone_restores_an_unfinished_match_and_its_bots_are_sent_there(tmp_path: Path) -> None:
+    """A worker killed in the middle of a match leaves it running in the store; at the next
+    start worker 0 rebuilds it (once), and its bots, connecting to worker 1, are sent there."""
+    url = f"sqlite:///{tmp_path / 'arbiter.db'}"
+    store = SqlStore(url)
+    store.upgrade()
+    tokens = {name: store.add_bot(name, "test") for name in ("ann", "ben")}
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    served = start(tmp_path / "one", "--database", url)
+    try:
+
+        async def first_half() -> str:
+            bots = [RawBot(served.private(1), tokens[name]) for name in ("ann", "ben")]
+            for bot in bots:
+                await bot.expect("welcome")
+                await seek_raw(bot)
+            started = [await bot.expect("match_started") for bot in bots]
+            mover = bots[0] if started[0].seat == 1 else bots[1]
+            turn = await mover.expect("turn")
+            rng = random.Random(1)
+            await mover.move(turn.match_id, turn.turn_id, rng.choice(_legal(turn)))
+            await wait_until_async(lambda: len(store.moves_of(turn.match_id)) == 1, 60)
+            for bot in bots:
+                await bot.close()
+            return str(turn.match_id)
+
+        match_id = asyncio.run(first_half())
+        os.kill(served.workers[1][0], signal.SIGKILL)
+        assert served.process.wait(60) == 1
+    finally:
+        stop(served)
+    assert [m.start.match_id for m in store.running_matches()] == [match_id]
+    with serving(tmp_path / "two", "--database", url) as again:
+
+        async def second_half() -> list[pb.MatchEnded]:
+            bots = []
+            for name in ("ann", "ben"):
+                probe = RawBot(again.private(1), tokens[name])
+                redirect = await probe.expect("redirect")
+                await probe.close()
+                assert redirect.address == again.private(0)
+                bot = RawBot(redirect.address, tokens[name])
+                welcome = await bot.expect("welcome")
+                assert list(welcome.resumed_match_ids) == [match_id]
+                bots.append(bot)
+            rng = random.Random(2)
+            return list(
+                await asyncio.gather(*(play_out(b, lambda t, legal: rng.choice(legal)) for b in bots))
+            )
+
+        ended = asyncio.run(asyncio.wait_for(second_half(), 120))
+        restored = again.events("match_restored")
+    assert [(e["worker"], e["match_id"]) for e in restored] == [(0, match_id)]
+    assert {e.match_id for e in ended} == {match_id}
+    row = store.match_row(match_id)
+    assert row is not None and row.status == "finished"
+    store.close()
+
+
+async def wait_until_async(condition: Callable[[], bool], timeout: float) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
