@@ -14,6 +14,7 @@ import json
 import os
 import random
 import signal
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,8 +49,32 @@ def parent_of(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+def two_free_ports() -> int:
+    """A port P such that P and P + 1 are both free now."""
+    import socket
+
+    for _ in range(50):
+        with socket.socket() as first:
+            first.bind(("127.0.0.1", 0))
+            port = int(first.getsockname()[1])
+            with socket.socket() as second:
+                try:
+                    second.bind(("127.0.0.1", port + 1))
+                except OSError:
+                    continue
+                return port
+    raise AssertionError("no two free ports in a row")
+
+
 def test_two_workers_start_share_the_port_and_are_healthy(tmp_path: Path) -> None:
-    with serving(tmp_path, "--database", "none") as served:
+    metrics = two_free_ports()
+    with serving(tmp_path, "--database", "none", "--metrics", f"127.0.0.1:{metrics}") as served:
+        # Worker I serves its metrics at the --metrics port + I.
+        shown = sorted(line for line in served.lines if line.startswith("metrics on "))
+        assert shown == [f"metrics on http://127.0.0.1:{metrics + i}/metrics" for i in (0, 1)]
+        for i in (0, 1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics + i}/metrics", timeout=30) as page:
+                assert b"arbiter_" in page.read()
         assert served.lines[0] == f"listening on {served.address}"  # the first line, said once
         assert sum(line.startswith("listening on") for line in served.lines) == 1
         pids = [served.workers[i][0] for i in (0, 1)]
@@ -260,7 +285,9 @@ def test_ladder_requests_on_worker_1_are_sent_to_worker_0(tmp_path: Path) -> Non
     tokens = {name: store.add_bot(name, "test") for name in ("ann", "ben")}
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     store.close()
-    with serving(tmp_path, "--database", url) as served:
+    with serving(tmp_path, "--database", url, "--web", "127.0.0.1:0") as served:
+        # The web pages are worker 0's alone.
+        assert sum(line.startswith("web pages on ") for line in served.lines) == 1
 
         async def scenario() -> None:
             raw = RawBot(served.private(1), tokens["ann"])
