@@ -36,6 +36,7 @@ from tests.server.raw_client import RawBot, play_out
 
 SPEC = ("torrent", {"size": 5})
 BACKOFF = Backoff(initial=0.1, maximum=0.5)
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 
 
 async def health(address: str) -> int:
@@ -128,6 +129,10 @@ def play_matches_and_check_their_hosts(tmp_path: Path, url: str) -> None:
                     2,
                     TimeControl(base=60.0 + i // 2, increment=1.0),
                     backoff=BACKOFF,
+                    # A connection of its own, as a bot in a process of its own has: gRPC shares
+                    # one between the channels of a process to one address, which would take
+                    # every bot to the same worker.
+                    channel_options=OWN_CONNECTION,
                 )
                 for i, name in enumerate(names)
             ]
