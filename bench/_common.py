@@ -66,17 +66,21 @@ class Served:
     def cpu_seconds(self) -> float:
         """User plus system CPU time the process and its live children (the workers of
         ``arbiter serve --processes N``) have used so far (Linux: /proc/PID/stat)."""
+        return sum(self.cpu_by_process().values())
+
+    def cpu_by_process(self) -> dict[int, float]:
+        """The same, per process id: the process itself and each of its live children."""
         import os
 
-        ticks = 0
+        found = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue  # ended meanwhile
             if stat.parent.name == str(self.pid) or fields[1] == str(self.pid):
-                ticks += int(fields[11]) + int(fields[12])
-        return ticks / os.sysconf("SC_CLK_TCK")
+                found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return found
 
 
 @contextlib.contextmanager

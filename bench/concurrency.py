@@ -360,13 +360,19 @@ def main() -> None:
         with served_process(
             *serve_args, profile=args.profile, root=args.arbiter_from, processes=args.processes
         ) as served:
-            arbiter_cpu = served.cpu_seconds()
+            before = served.cpu_by_process()
             if args.bot_processes > 0:
                 run = run_processes(args, served.address)
             else:
                 run = asyncio.run(run_in_process(args, served.address))
-            arbiter_cpu = served.cpu_seconds() - arbiter_cpu
+            after = served.cpu_by_process()
+            shares = {pid: after[pid] - before.get(pid, 0.0) for pid in sorted(after)}
+            arbiter_cpu = sum(shares.values())
         charged, reasons, written = read_records(records)
+    if args.processes > 1:
+        own = shares.pop(served.pid, 0.0)
+        each = ", ".join(f"pid {pid} {seconds:.1f} s" for pid, seconds in shares.items())
+        print(f"arbiter CPU by process: supervisor {own:.1f} s; workers {each}")
     if not report(args, run, arbiter_cpu, charged, reasons, written):
         sys.exit("FAILED: a timeout, a failed bot call or a game without its record")
     if args.profile:

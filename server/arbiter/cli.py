@@ -319,6 +319,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         check_port(port)
     except BindError as exc:
         fail(str(exc), 2)
+    if process_host is not None and processes == 1 and worker_index is None:
+        fail("--process-host is for --processes N (N of 2 or more)", 2)
     if processes > 1:
         if advertise is not None:
             fail("--processes cannot be used with --advertise: a node of a cluster is one process", 2)

@@ -454,3 +454,11 @@ async def wait_until_async(condition: Callable[[], bool], timeout: float) -> Non
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.05)
+
+
+def test_process_host_without_processes_is_refused(tmp_path: Path) -> None:
+    served = start(tmp_path, "--processes", "1", "--process-host", "127.0.0.1", ready=False)
+    assert served.process.wait(60) == 2
+    assert served.stderr().strip().splitlines() == [
+        "error: --process-host is for --processes N (N of 2 or more)"
+    ]
