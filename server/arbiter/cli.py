@@ -329,6 +329,10 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         sys.exit(supervise(processes, host, port, grace))
     worker = _worker(worker_index, worker_state, host, process_host)
     configure_logging(log_level)
+    if worker is not None:
+        from .workers.role import tag_logs
+
+        tag_logs(worker.index)  # every log line says which worker
     bots = BotDirectory()
     try:
         bots.add_specs(bot_specs)
@@ -452,11 +456,8 @@ def _worker(index: int | None, state: str | None, host: str, process_host: str |
     """A worker of ``--processes N`` (the supervisor gives ``--worker-index`` and ``--worker-state``)."""
     if index is None or state is None:
         return None
-    import structlog
-
     from .workers.role import WorkerStart
 
-    structlog.contextvars.bind_contextvars(worker=index)  # every log line says which worker
     return WorkerStart(index, Path(state), process_host or host)
 
 

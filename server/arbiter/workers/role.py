@@ -37,6 +37,18 @@ MOVE_SEEK_AFTER = 0.5
 SWEEP_EVERY = 0.25
 
 
+def tag_logs(index: int) -> None:
+    """Every log line of this process says ``"worker": index`` (call after configuring logs)."""
+
+    def add_worker(
+        _logger: object, _name: str, event: structlog.types.EventDict
+    ) -> structlog.types.EventDict:
+        event.setdefault("worker", index)
+        return event
+
+    structlog.configure(processors=[add_worker, *structlog.get_config()["processors"]])
+
+
 #: Hosts that bind every interface: a worker bound there is named by 127.0.0.1 in redirects.
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 
