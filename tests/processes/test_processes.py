@@ -14,6 +14,8 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -462,3 +464,21 @@ def test_process_host_without_processes_is_refused(tmp_path: Path) -> None:
     assert served.stderr().strip().splitlines() == [
         "error: --process-host is for --processes N (N of 2 or more)"
     ]
+
+
+def test_a_port_held_by_another_program_is_refused(tmp_path: Path) -> None:
+    """SO_REUSEPORT is for the workers only: a port another program listens on is refused."""
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        command = [sys.executable, "-m", "arbiter.cli", "serve", "--processes", "2", "--port", str(port)]
+        command += ["--database", "none", "--bot", "a=b"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot listen on 127.0.0.1:{port}: the address is in use or not available"
+    ]
+    assert done.stdout == ""
