@@ -112,15 +112,8 @@ def fill(store: SqlStore, bots: int, matches: int, seed: int = 1) -> None:
         )  # fmt: skip
         connection.execute(
             insert(LadderStatus),
-            [
-                {
-                    "ladder": LADDER,
-                    "bot": names[0],
-                    "consecutive_failures": 3,
-                    "paused": True,
-                    "paused_reason": "paused after 3 failed matches in a row",
-                }
-            ],
+            [{"ladder": LADDER, "bot": names[0], "consecutive_failures": 3, "paused": True,
+              "paused_reason": "paused after 3 failed matches in a row"}],
         )
     if engine.dialect.name == "postgresql":  # what autovacuum does to a table this size soon enough
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
