@@ -64,11 +64,23 @@ class Served:
         self.pid = pid
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time the process has used so far (Linux: /proc/PID/stat)."""
+        """User plus system CPU time the process and its live children (the workers of
+        ``arbiter serve --processes N``) have used so far (Linux: /proc/PID/stat)."""
+        return sum(self.cpu_by_process().values())
+
+    def cpu_by_process(self) -> dict[int, float]:
+        """The same, per process id: the process itself and each of its live children."""
         import os
 
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        found = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            if stat.parent.name == str(self.pid) or fields[1] == str(self.pid):
+                found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return found
 
 
 @contextlib.contextmanager
@@ -83,7 +95,11 @@ def serve_process(*serve_args: str, profile: str | None = None) -> Iterator[str]
 
 @contextlib.contextmanager
 def served_process(
-    *serve_args: str, profile: str | None = None, root: Path | None = None, database: str = "none"
+    *serve_args: str,
+    profile: str | None = None,
+    root: Path | None = None,
+    database: str = "none",
+    processes: int = 1,
 ) -> Iterator[Served]:
     """Run ``arbiter serve ARGS`` in its own process on a free port (as ``serve_process``).
 
@@ -93,6 +109,8 @@ def served_process(
     store, so none is given to it.
     ``database``: the ``--database`` of ``arbiter serve`` (default ``none``: no store, the match
     core alone; ``bench/ladder.py`` and ``bench/memory.py --database`` measure the store).
+    ``processes``: how many workers ``serve_args`` ask for (``--processes``); with more than one
+    the arbiter is ready once its supervisor says ``listening on`` (every worker listens then).
     """
     import asyncio
     import os
@@ -107,14 +125,38 @@ def served_process(
     command += ["--log-level", "warning"]
     if (root / "server" / "arbiter" / "store").is_dir():
         command += ["--database", database]
-    server = subprocess.Popen([*command, *serve_args], env=env)
+    several = processes > 1
+    server = subprocess.Popen(
+        [*command, *serve_args], env=env, stdout=subprocess.PIPE if several else None, text=True
+    )
     try:
         address = f"127.0.0.1:{port}"
+        if several:
+            wait_listening(server)
         asyncio.run(wait_ready(address, timeout=120.0))  # a loaded machine starts slowly
         yield Served(address, server.pid)
     finally:
         server.terminate()
         server.wait(30)
+
+
+def wait_listening(server: Any) -> None:
+    """Until ``arbiter serve`` prints its ``listening on`` line; the rest of its standard output
+    is passed on by a thread of its own."""
+    import threading
+
+    for line in server.stdout:
+        print(line, end="", flush=True)
+        if line.startswith("listening on "):
+            break
+    else:
+        raise RuntimeError("arbiter serve stopped before it listened")
+
+    def drain() -> None:
+        for line in server.stdout:
+            print(line, end="", flush=True)
+
+    threading.Thread(target=drain, daemon=True).start()
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -1,7 +1,8 @@
 """Many simultaneous matches of instant random bots against one arbiter process.
 
     python bench/concurrency.py [--matches 200] [--games 3] [--game torrent] [--size 7]
-                                [--bot-processes 2] [--arbiter-from DIR] [--profile FILE]
+                                [--bot-processes 2] [--processes 1] [--arbiter-from DIR]
+                                [--profile FILE]
 
 Starts `arbiter serve` as a separate process (``--database none``: the match core alone; a cap
 of 10 s per decision, no game clock), then ``--bot-processes`` bot processes sharing
@@ -21,6 +22,11 @@ figures. It exits non-zero on a timeout, a failed bot call, or a game without it
 bots play, each process says every 10 s on stderr how many are left and what each last received;
 a seeker left alone (its opponent's call failed before the pairing) is cancelled once nothing
 has changed for 30 s, and counts as a failed call.
+
+``--processes N`` runs ``arbiter serve --processes N`` (docs/processes.md): N worker processes
+on one port; the bots follow the Redirects they get (a seek left alone on a worker other than
+worker 0 is sent there) on a new channel each, and the arbiter's CPU printed is the sum over the
+supervisor and its workers.
 
 ``--bot-processes 0`` is the earlier shape: every bot in this process on one event loop, over
 8 shared channels (so 8 connections); ``--arbiter-from DIR`` runs the arbiter of another
@@ -71,12 +77,39 @@ class Bots:
         self.errors: collections.Counter[str] = collections.Counter()
 
     async def play(self, channel: grpc.aio.Channel, bot: int) -> dict[str, Any]:
-        """One bot's games; a failed call is counted, not raised (the others play on)."""
+        """One bot's games; a failed call is counted, not raised (the others play on). A
+        Redirect (from an arbiter of several processes) is followed on a channel of its own."""
         counts: dict[str, Any] = {"bot": bot, "moves": 0, "games": 0, "rejected": 0, "error": None}
+        counts["redirect"] = None
+        counts["redirects"] = 0
         rng = random.Random(bot)
+        seek = pb.PlayRequest(seek=pb.Seek(spec=self.spec))
+        own = None
+        try:
+            while True:
+                await self.call(channel, bot, counts, rng, seek)
+                if counts["redirect"] is None or counts["error"] or bot in self.unpaired:
+                    break
+                counts["redirects"] += 1
+                if own is not None:
+                    await own.close()
+                channel = own = grpc.aio.insecure_channel(counts["redirect"], options=CHANNEL_OPTIONS)
+                counts["redirect"] = None
+        finally:
+            if own is not None:
+                await own.close()
+        if bot in self.unpaired:
+            counts["error"] = "no opponent came: its seek was cancelled by the bench"
+        if counts["error"]:
+            self.errors[counts["error"]] += 1
+        return counts
+
+    async def call(
+        self, channel: grpc.aio.Channel, bot: int, counts: dict[str, Any], rng: Any, seek: Any
+    ) -> None:
+        """One Play call, until the bot is done or redirected (``counts["redirect"]``)."""
         stub = pb_grpc.BotServiceStub(channel)  # type: ignore[no-untyped-call]
         call = stub.Play(metadata=(("authorization", f"Bearer t{bot}"),))
-        seek = pb.PlayRequest(seek=pb.Seek(spec=self.spec))
         self.last[bot] = "nothing (seek being written)"
         self.calls[bot] = call
         try:
@@ -92,11 +125,6 @@ class Bots:
         finally:
             call.cancel()
             del self.last[bot], self.calls[bot]
-        if bot in self.unpaired:
-            counts["error"] = "no opponent came: its seek was cancelled by the bench"
-        if counts["error"]:
-            self.errors[counts["error"]] += 1
-        return counts
 
     async def answer(self, call: Any, message: Any, counts: dict[str, Any], rng: Any, seek: Any) -> bool:
         """Handle one message; False when the bot is done."""
@@ -114,6 +142,9 @@ class Bots:
             counts["rejected"] += 1
         elif kind == "seek_rejected":
             counts["error"] = f"seek rejected: {message.seek_rejected.status.message}"
+            return False
+        elif kind == "redirect":
+            counts["redirect"] = message.redirect.address  # the call ends; seek again there
             return False
         elif kind == "match_ended":
             counts["games"] += 1
@@ -173,6 +204,7 @@ async def worker_main(args: argparse.Namespace) -> None:
         "rejected": sum(r["rejected"] for r in results),
         "errors": len(errors),
         "first_errors": errors[:3],
+        "redirects": sum(r["redirects"] for r in results),
         "cpu": cpu,
         "started": started,
         "ended": ended,
@@ -229,6 +261,7 @@ def run_processes(args: argparse.Namespace, address: str) -> dict[str, Any]:
         "rejected": sum(r["rejected"] for r in results),
         "errors": sum(r["errors"] for r in results),
         "first_errors": [e for r in results for e in r["first_errors"]][:3],
+        "redirects": sum(r["redirects"] for r in results),
         "cpu": sum(r["cpu"] for r in results),
         "wall": max(r["ended"] for r in results) - min(r["started"] for r in results),
         "welcomed": max(r["welcomed"] for r in results) - min(r["started"] for r in results),
@@ -256,6 +289,7 @@ async def run_in_process(args: argparse.Namespace, address: str) -> dict[str, An
         "rejected": sum(r["rejected"] for r in results),
         "errors": len(errors),
         "first_errors": errors[:3],
+        "redirects": sum(r["redirects"] for r in results),
         "cpu": cpu,
         "wall": wall,
         "welcomed": bots.welcomed - started_monotonic,
@@ -300,6 +334,13 @@ def main() -> None:
         metavar="FILE",
         help="profile the arbiter (cProfile) and print where its main thread spent time",
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run `arbiter serve --processes N` (the arbiter's CPU is then its processes' sum)",
+    )
     parser.add_argument("--worker", metavar="ADDRESS", help=argparse.SUPPRESS)
     parser.add_argument("--first", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
@@ -314,14 +355,24 @@ def main() -> None:
         records = Path(tmp) / "records"
         serve_args = ["--tokens-file", str(tokens), "--records", str(records)]
         serve_args += ["--base", "0", "--per-decision", "10"]
-        with served_process(*serve_args, profile=args.profile, root=args.arbiter_from) as served:
-            arbiter_cpu = served.cpu_seconds()
+        if args.processes > 1:
+            serve_args += ["--processes", str(args.processes)]
+        with served_process(
+            *serve_args, profile=args.profile, root=args.arbiter_from, processes=args.processes
+        ) as served:
+            before = served.cpu_by_process()
             if args.bot_processes > 0:
                 run = run_processes(args, served.address)
             else:
                 run = asyncio.run(run_in_process(args, served.address))
-            arbiter_cpu = served.cpu_seconds() - arbiter_cpu
+            after = served.cpu_by_process()
+            shares = {pid: after[pid] - before.get(pid, 0.0) for pid in sorted(after)}
+            arbiter_cpu = sum(shares.values())
         charged, reasons, written = read_records(records)
+    if args.processes > 1:
+        own = shares.pop(served.pid, 0.0)
+        each = ", ".join(f"pid {pid} {seconds:.1f} s" for pid, seconds in shares.items())
+        print(f"arbiter CPU by process: supervisor {own:.1f} s; workers {each}")
     if not report(args, run, arbiter_cpu, charged, reasons, written):
         sys.exit("FAILED: a timeout, a failed bot call or a game without its record")
     if args.profile:
@@ -359,6 +410,8 @@ def report(
     )
     if run["first_errors"]:
         print("first failed bot calls:", run["first_errors"])
+    if args.processes > 1:
+        print(f"arbiter: {args.processes} worker processes; redirects the bots followed: {run['redirects']}")
     label = "bot processes" if args.bot_processes > 0 else "bots' process"
     print(
         f"CPU per move: arbiter {arbiter_cpu / max(1, moves) * 1e6:.0f} us ({arbiter_cpu:.1f} s), "

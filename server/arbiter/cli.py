@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from .cluster import ClusterMember
     from .runner.local_match import RunnerConfig
     from .store import SqlStore as Store
+    from .workers.role import WorkerStart
 
 
 def fail(message: str, status: int = 1) -> NoReturn:
@@ -257,6 +259,23 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     show_default=True,
     help="With --advertise: seconds between heartbeats (each renews the lease).",
 )
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Worker processes sharing --port (one per core, say); matches are hosted where both"
+    " bots are (docs/processes.md).",
+)
+@click.option(
+    "--process-host",
+    default=None,
+    metavar="HOST",
+    help="With --processes: the address each worker's own port is bound to and named by in"
+    " redirects [default: --host, or 127.0.0.1 for 0.0.0.0 or ::].",
+)
+@click.option("--worker-index", type=int, default=None, hidden=True)
+@click.option("--worker-state", type=click.Path(file_okay=False), default=None, hidden=True)
 @_policy_options
 @hosting_options
 def serve(  # noqa: C901 - one command's checks in a row, each a one-line error; read top to bottom
@@ -279,11 +298,14 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     advertise: str | None,
     lease: float,
     heartbeat: float,
+    processes: int,
+    process_host: str | None,
+    worker_index: int | None,
+    worker_state: str | None,
 ) -> None:
     """Run the arbiter: bots connect, seek matches and play (Ctrl-C stops gracefully)."""
     import asyncio
     import signal
-    from pathlib import Path
 
     from arbiter_games.policy import MatchPolicy
 
@@ -297,7 +319,20 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         check_port(port)
     except BindError as exc:
         fail(str(exc), 2)
+    if process_host is not None and processes == 1 and worker_index is None:
+        fail("--process-host is for --processes N (N of 2 or more)", 2)
+    if processes > 1:
+        if advertise is not None:
+            fail("--processes cannot be used with --advertise: a node of a cluster is one process", 2)
+        from .workers.supervisor import supervise
+
+        sys.exit(supervise(processes, host, port, grace))
+    worker = _worker(worker_index, worker_state, host, process_host)
     configure_logging(log_level)
+    if worker is not None:
+        from .workers.role import tag_logs
+
+        tag_logs(worker.index)  # every log line says which worker
     bots = BotDirectory()
     try:
         bots.add_specs(bot_specs)
@@ -334,6 +369,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     from .node import Arbiter
 
     web_at = parse_address(web_address) if web_address else None
+    if worker is not None and worker.index > 0:
+        web_at = None  # the web pages are worker 0's
     if web_at is not None and store is None:
         fail("--web needs a store (the pages show its ladders): drop --database none", 2)
     delays = parse_delays(live_delay)
@@ -352,19 +389,32 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             loop.add_signal_handler(sig, stop.set)
         hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        if worker is not None:
+            arbiter.workers = worker.role(arbiter, f"{host}:{port}")
         if member is not None:
             _register(member)
             arbiter.join_cluster(member, _lost_lease)
             arbiter.start_cluster()  # heartbeats from now on: the lease runs while the server starts
         with held_back_stderr(keep=lambda exc: not isinstance(exc, BindError)):
-            server = await create_server(config, host, port, arbiter=arbiter, tls=hosting.tls)
+            server = await create_server(
+                config,
+                host,
+                port,
+                arbiter=arbiter,
+                tls=hosting.tls,
+                shared_port=worker is not None,
+                private_host=worker.bind_host if worker is not None else None,
+            )
         # The first line on standard output, so that a script (or a test) that asked for
         # --port 0 learns the port; the JSON log on standard error says it too ("serving").
         click.echo(f"listening on {server.address}")
         warning = plaintext_warning(host, hosting.tls)
         if warning is not None:
             click.echo(warning, err=True)
-        metrics = arbiter.metrics.serve(*hosting.metrics) if hosting.metrics is not None else None
+        metrics_at = hosting.metrics
+        if worker is not None and metrics_at is not None and metrics_at[1]:
+            metrics_at = (metrics_at[0], metrics_at[1] + worker.index)  # worker I: the port + I
+        metrics = arbiter.metrics.serve(*metrics_at) if metrics_at is not None else None
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
         web = None
@@ -372,6 +422,10 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             web = WebServer(create_app(store, hub, arbiter.sessions.connected), *web_at)
             await web.start()
             click.echo(f"web pages on {web.address}")
+        if worker is not None and arbiter.workers is not None:
+            # The supervisor waits for this line (the last one a worker prints).
+            arbiter.workers.serving(f"{worker.advertised_host}:{server.private_port}")
+            click.echo(f"worker {worker.index} at {worker.advertised_host}:{server.private_port}")
         log = structlog.get_logger("arbiter")
         log.info(
             "serving",
@@ -396,6 +450,15 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     finally:
         if store is not None:
             store.close()
+
+
+def _worker(index: int | None, state: str | None, host: str, process_host: str | None) -> WorkerStart | None:
+    """A worker of ``--processes N`` (the supervisor gives ``--worker-index`` and ``--worker-state``)."""
+    if index is None or state is None:
+        return None
+    from .workers.role import WorkerStart
+
+    return WorkerStart(index, Path(state), process_host or host)
 
 
 def _cluster_member(

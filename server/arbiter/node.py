@@ -52,6 +52,7 @@ from .store import SqlStore, StoreError
 from .transport.encode import ladder_joined, welcome
 from .transport.encode import redirect as encode_redirect
 from .transport.router import SeatRouter
+from .workers import WorkerRole
 
 log = structlog.get_logger("arbiter")
 
@@ -155,6 +156,8 @@ class Arbiter:
         #: Bots to send to another node once their matches here are over: bot -> (ladder, slots).
         self.moving: dict[str, tuple[str, int]] = {}
         self._mover: asyncio.Task[None] | None = None
+        #: A worker of ``arbiter serve --processes N``: its part (docs/processes.md); else None.
+        self.workers: WorkerRole | None = None
 
     # --- the cluster --------------------------------------------------------------------------
     def join_cluster(self, member: ClusterMember, on_lost: Callable[[], None]) -> None:
@@ -220,7 +223,10 @@ class Arbiter:
             self._mover = asyncio.get_running_loop().create_task(self._move_bots())
 
     def placement(self, bot_name: str) -> Placement | None:
-        """Where the bot must connect instead (its matches run on another node), or None."""
+        """Where the bot must connect instead (its matches run on another node, or it is held by
+        another worker of this arbiter), or None."""
+        if self.workers is not None:
+            return self.workers.place_bot(bot_name)
         return None if self.cluster is None else self.cluster.place_bot(bot_name)
 
     def redirect(self, session: BotSession, placement: Placement) -> None:
@@ -300,6 +306,8 @@ class Arbiter:
             self.matchmaker.remove_bot(session.bot_name)
             if self.ladders is not None:
                 self.ladders.drop(session.bot_name)
+            if self.workers is not None:
+                self.workers.session_closed(session.bot_name)
 
     # --- ladders ------------------------------------------------------------------------------
     def _ladder_host(self) -> LadderHost:
@@ -311,7 +319,10 @@ class Arbiter:
 
     def join_ladder(self, session: BotSession, ladder: str, max_concurrent: int) -> JoinAccepted | None:
         """Join here; in a cluster, raises Redirected when another node schedules the ladder, or
-        returns None when the bot must first finish its matches here (it is redirected then)."""
+        returns None when the bot must first finish its matches here (it is redirected then).
+        On a worker of several processes other than worker 0 the bot is sent to worker 0 (None)."""
+        if self.workers is not None and self.workers.ladder_elsewhere(session, ladder):
+            return None
         if self.cluster is not None and self.store is not None and not self.cluster.lost:
             config = self.store.get_ladder(ladder)
             if config is not None and config.enabled:
@@ -329,6 +340,8 @@ class Arbiter:
         self._ladder_host().leave(session.bot_name, ladder)
 
     def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
+        if self.workers is not None and self.workers.ladder_elsewhere(session, ladder):
+            return
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
 
     def restore_from_store(self, grace: float | None = None, only: set[str] | None = None) -> int:
@@ -337,6 +350,8 @@ class Arbiter:
         ``only``: just these (a takeover's), never a match of this node whose end is being written."""
         if self.store is None or self.writer is None:
             return 0
+        if self.workers is not None and self.workers.index != 0:
+            return 0  # worker 0 alone rebuilds them (and holds their bots)
         grace = self.config.resume_grace if grace is None else grace
         restored = 0
         owner = None if self.cluster is None else self.cluster.epoch
@@ -367,6 +382,8 @@ class Arbiter:
                 self.writer.abandon(start.match_id, start)
                 continue
             restored += 1
+        if self.workers is not None:
+            self.workers.hold_hosted()
         return restored
 
     # --- seeks --------------------------------------------------------------------------------
@@ -395,9 +412,12 @@ class Arbiter:
         key = SeekKey.of(game_name, options, control or self.config.default_control)
         limit = self.config.max_matches
         may_pair = limit is None or self.hosting.started < limit
-        pairings = self.matchmaker.add(Seek(bot_name, seek_id, key), may_pair=may_pair)
+        seek = Seek(bot_name, seek_id, key)
+        pairings = self.matchmaker.add(seek, may_pair=may_pair)
         for pairing in pairings:
             self.start_pairing(pairing)
+        if not pairings and self.workers is not None:
+            self.workers.seek_waiting(seek)
         return SeekAccepted(key, 0 if pairings else self.matchmaker.waiting(key))
 
     def start_pairing(self, pairing: Pairing) -> Match:
@@ -443,6 +463,8 @@ class Arbiter:
         """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
         self.stopping = True
         self.matchmaker.clear()
+        if self.workers is not None:
+            self.workers.stop()
         if self.ladders is not None:
             self.ladders.stop()  # else every match that ends in the grace would start another
         draining = self.cluster is not None and not self.cluster.lost

@@ -4,7 +4,7 @@
 - the wire: the games, protobuf and the generated code; nothing of the server;
 - the SDK: the games, the wire, grpc; nothing of the server;
 - the match: the games only (no grpc, no protobuf, no generated code, no transport);
-- the lobby, hosting and the cluster: no grpc and no protobuf.
+- the lobby, hosting, the cluster and the workers: no grpc and no protobuf.
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ def test_the_match_imports_no_grpc_no_protobuf_and_no_other_layer():
     assert violations(SERVER, "arbiter/match", forbidden) == []
 
 
-@pytest.mark.parametrize("package", ["arbiter/lobby", "arbiter/hosting", "arbiter/cluster"])
+@pytest.mark.parametrize(
+    "package", ["arbiter/lobby", "arbiter/hosting", "arbiter/cluster", "arbiter/workers"]
+)
 def test_lobby_and_hosting_speak_no_wire(package):
     assert violations(SERVER, package, (*WIRE_LIBS, "arbiter.transport")) == []
 

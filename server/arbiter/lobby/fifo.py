@@ -41,6 +41,10 @@ class FifoMatchmaker:
             if not queue:
                 del self.queues[key]
 
+    def holds(self, seek: Seek) -> bool:
+        """Whether ``seek`` still waits here (neither paired nor removed)."""
+        return seek in self.queues.get(seek.key, ())
+
     def open_seeks(self, bot: str) -> int:
         return sum(1 for queue in self.queues.values() for s in queue if s.bot == bot)
 

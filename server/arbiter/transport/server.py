@@ -82,6 +82,8 @@ class RunningServer:
     health: health.aio.HealthServicer
     #: Measures the loop's lag, which the matches do not charge to the bots.
     loop_lag: LoopLagMonitor
+    #: The port of its own a worker of ``arbiter serve --processes N`` also bound (else None).
+    private_port: int | None = None
 
     @property
     def address(self) -> str:
@@ -109,6 +111,8 @@ async def create_server(
     arbiter: Arbiter | None = None,
     tls: TlsFiles | None = None,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    shared_port: bool = False,
+    private_host: str | None = None,
 ) -> RunningServer:
     """Build and start a server; ``port=0`` binds a free port (tests), read it from the result.
 
@@ -117,7 +121,9 @@ async def create_server(
     counts every call; ``interceptors`` run after it.
 
     Raises BindError when the port is out of range or already in use (by another arbiter too:
-    the port is never shared).
+    the port is never shared, except by the workers of ``arbiter serve --processes N``:
+    ``shared_port`` binds it with SO_REUSEPORT, and ``private_host`` binds a free port of the
+    worker's own there as well, read from the result's ``private_port``).
     """
     check_port(port)
     arbiter = arbiter or Arbiter(config)
@@ -125,8 +131,9 @@ async def create_server(
     server = grpc.aio.server(
         interceptors=[arbiter.metrics.interceptor(), *interceptors],
         options=[
-            # Never share a port with another process (gRPC's default on Linux would split the bots).
-            ("grpc.so_reuseport", 0),
+            # Never share a port with another process (gRPC's default on Linux would split the
+            # bots), but among the workers of one `arbiter serve --processes N`.
+            ("grpc.so_reuseport", 1 if shared_port else 0),
             ("grpc.keepalive_time_ms", 20_000),
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.http2.max_pings_without_data", 0),
@@ -161,6 +168,16 @@ async def create_server(
         raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available") from exc
     if bound == 0:
         raise BindError(f"cannot listen on {host}:{port}: the address is in use or not available")
+    private_port = None
+    if private_host is not None:
+        address = f"{private_host}:0"
+        private_port = (
+            server.add_secure_port(address, credentials)
+            if credentials is not None
+            else server.add_insecure_port(address)
+        )
+        if private_port == 0:
+            raise BindError(f"cannot listen on {address}: the address is not available")
     await server.start()
     loop_lag = LoopLagMonitor()
     loop_lag.start()
@@ -171,4 +188,4 @@ async def create_server(
     collect_young_objects_less_often()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, bound, host, arbiter, health_servicer, loop_lag)
+    return RunningServer(server, bound, host, arbiter, health_servicer, loop_lag, private_port)
