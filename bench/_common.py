@@ -23,7 +23,10 @@ from arbiter_wire.v1 import surge_pb2 as spb  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 #: A channel with these options has a connection of its own (gRPC otherwise shares one between
 #: the channels of a process that have the same target): one bot, one TCP connection.
-CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+CHANNEL_OPTIONS = [
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.http2.bdp_probe", 0),  # as the SDK's channels (arbiter_wire.limits)
+]
 
 
 def raise_file_limit() -> None:

@@ -32,6 +32,9 @@ CLIENT_CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
+    # No BDP pings: gRPC pings the sender as data arrives to size its receive window for large
+    # transfers; a bot's messages are small, and each ping costs both ends (docs/benchmarks.md).
+    ("grpc.http2.bdp_probe", 0),
 )
 
 #: Policy words (configuration, ``arbiter_games.policy``) and their wire enums.
