@@ -114,8 +114,9 @@ class Bots:
         self.calls[bot] = call
         try:
             await call.write(seek)
-            async for message in call:
-                if not await self.answer(call, message, counts, rng, seek):
+            while True:  # read() itself: no async generator around each message
+                message = await call.read()
+                if message is grpc.aio.EOF or not await self.answer(call, message, counts, rng, seek):
                     break
         except grpc.aio.AioRpcError as exc:
             counts["error"] = f"{exc.code().name}: {exc.details()}"
