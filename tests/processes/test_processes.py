@@ -141,12 +141,16 @@ def play_matches_and_check_their_hosts(tmp_path: Path, url: str) -> None:
             return list(await asyncio.wait_for(asyncio.gather(*bots), 240))
 
         results = asyncio.run(scenario())
+        summaries = [(name, s) for name, result in zip(names, results, strict=True) for s in result]
+        # A worker logs a match's end beside sending it, not before: its line may come just
+        # after the bots are done. Read the logs once every match the bots saw end is in them.
+        seen = {s.match_id for _, s in summaries}
+        wait_until(lambda: seen <= {str(e["match_id"]) for e in served.events("match_ended")}, 30)
         started = served.events("match_started")
         ended = served.events("match_ended")
         opened = served.events("session_opened")
         moved = served.events("seek_moved")
     assert [len(r) for r in results] == [2] * 12
-    summaries = [(name, s) for name, result in zip(names, results, strict=True) for s in result]
     assert all(s.outcome != "unknown" for _, s in summaries)
     by_match = collections.defaultdict(list)
     for name, summary in summaries:
@@ -449,6 +453,10 @@ def test_worker_0_alone_restores_an_unfinished_match_and_its_bots_are_sent_there
     row = store.match_row(match_id)
     assert row is not None and row.status == "finished"
     store.close()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float) -> None:
+    asyncio.run(wait_until_async(condition, timeout))
 
 
 async def wait_until_async(condition: Callable[[], bool], timeout: float) -> None:
