@@ -62,6 +62,7 @@ from arbiter_games.surge import (
 
 from ..bot import Bot, TurnContext
 from .surge_model import BETA, PARTICLES, HandFilter, OpponentTracker
+from .surge_reply import tips_choices
 from .surge_tips import Position, Weights
 from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
 
@@ -102,6 +103,9 @@ HALVING = True
 MODEL = True
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
+#: The opponent's placements at the start of each playout that are ``surge_tips``' own choice in
+#: the determinization (``surge_reply.tips_choices``) instead of the cheap policy's.
+REPLY = 0
 
 
 @dataclass
@@ -392,16 +396,32 @@ def _tips_action(
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def playout_value(state: SurgeState, rng: random.Random, rounds: int = 1, lookahead: int = 0) -> float:
+def playout_value(
+    state: SurgeState,
+    rng: random.Random,
+    rounds: int = 1,
+    lookahead: int = 0,
+    reply: int = 0,
+    modelled: int = -1,
+) -> float:
     """Play ``state`` on to the end of the round, and ``rounds - 1`` rounds more (or to the end of
-    the game), then judge it with :func:`evaluate`; Blue's value. The first ``lookahead`` moves
-    come from :func:`lookahead_action`, the others from :func:`rollout_action`."""
+    the game), then judge it with :func:`evaluate`; Blue's value. The first ``reply`` placements
+    of player ``modelled`` (0 Blue, 1 Orange) are ``surge_tips``' own choices
+    (:func:`~arbiter_bot.examples.surge_reply.tips_choices`, ties broken at random); of the other
+    moves, the first ``lookahead`` come from :func:`lookahead_action`, the rest from
+    :func:`rollout_action`."""
     apply = SURGE.apply_in_place
     legal_of = SURGE.legal_actions
     stop = state.done + rounds
     while state.mover >= 0 and state.done < stop:
         legal = legal_of(state)
-        if lookahead > 0 and legal[0] is not SKIP:
+        if legal[0] is SKIP:
+            apply(state, SKIP)
+        elif reply > 0 and state.mover == modelled:
+            reply -= 1
+            choices = tips_choices(state, legal)
+            apply(state, choices[0] if len(choices) == 1 else rng.choice(choices))
+        elif lookahead > 0:
             lookahead -= 1
             apply(state, lookahead_action(state, legal, rng))
         else:
@@ -509,6 +529,7 @@ class IsmctsSurgeBot(Bot):
         halving: bool = HALVING,
         model: bool = MODEL,
         beta: float = BETA,
+        reply: int = REPLY,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -522,6 +543,7 @@ class IsmctsSurgeBot(Bot):
         self.lookahead = lookahead
         self.big_down = big_down
         self.halving = halving
+        self.reply = reply
         self.tracker = (
             OpponentTracker(random.Random(self.rng.getrandbits(64)), PARTICLES, beta) if model else None
         )
@@ -653,7 +675,9 @@ class IsmctsSurgeBot(Bot):
         after = state.copy()
         mover = after.mover
         SURGE.apply_in_place(after, action)
-        value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
+        value_blue = playout_value(
+            after, random.Random(seed), self.playout_rounds, self.lookahead, self.reply, 1 - mover
+        )
         if key not in root.n:
             root.actions[key] = action
             root.n[key] = 0

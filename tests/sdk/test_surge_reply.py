@@ -1,0 +1,75 @@
+"""The reply model of ismcts_surge: surge_tips' choice computed on a full engine state."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from arbiter_bot.examples.ismcts_surge import playout_value
+from arbiter_bot.examples.surge_reply import hidden_guess, tips_choices
+from arbiter_bot.examples.surge_tips import Position, Weights
+from arbiter_games import get_game
+from arbiter_games.surge import SKIP, PlaceStone, SurgeAction, SurgeState
+
+RULES = get_game("surge")
+
+
+def greedy_best(state: SurgeState, legal: list[SurgeAction]) -> set[tuple[int, str]]:
+    """The placements SurgeTipsBot itself rates best, from the mover's observation."""
+    weights = Weights()
+    position = Position(RULES.observe(state, state.mover + 1), weights)
+    scores = [(position.score(a, weights), a) for a in legal if isinstance(a, PlaceStone)]
+    top = max(score for score, _ in scores)
+    return {(a.value, a.square) for score, a in scores if abs(score - top) <= 1e-9}
+
+
+def positions(seed: int, greedy: bool) -> Iterator[tuple[SurgeState, list[SurgeAction]]]:
+    """Every placement decision of one game, played at random or by surge_tips' own choices."""
+    rng = random.Random(seed)
+    state = RULES.new_game({}, seed=rng.randbytes(32))
+    while RULES.to_move(state) is not None:
+        legal = list(RULES.legal_actions(state))
+        if legal[0] is not SKIP:
+            yield state, legal
+            choices = tips_choices(state, legal) if greedy else legal
+            state = RULES.apply(state, rng.choice(choices))
+        else:
+            state = RULES.apply(state, SKIP)
+
+
+def test_the_reply_model_chooses_what_surge_tips_chooses() -> None:
+    """In random games and in games surge_tips plays against itself, for either seat placing first
+    or second, the model's best placements are exactly the bot's (the same ties included)."""
+    checked = second = ties = 0
+    for seed in range(6):
+        for state, legal in positions(seed, greedy=seed % 2 == 1):
+            mine = {(a.value, a.square) for a in tips_choices(state, legal) if isinstance(a, PlaceStone)}
+            assert mine == greedy_best(state, legal)
+            checked += 1
+            second += state.down >= 0
+            ties += len(mine) > 1
+    assert checked > 150 and second > 50 and ties > 5
+
+
+def test_the_hidden_stone_is_guessed_from_what_the_mover_cannot_see() -> None:
+    """The face-down stone's guess is the Position's enemy_guess, and it does not depend on the
+    face-down stone's true value beyond the pool it belongs to."""
+    checked = 0
+    for seed in range(3):
+        for state, _ in positions(seed, greedy=True):
+            if state.down < 0:
+                continue
+            position = Position(RULES.observe(state, state.mover + 1), Weights())
+            assert hidden_guess(state, state.mover) == position.enemy_guess
+            checked += 1
+    assert checked > 20
+
+
+def test_playouts_with_the_reply_model_reach_the_end_and_are_reproducible() -> None:
+    for state, _ in list(positions(4, greedy=True))[::5]:
+        values = []
+        for _ in range(2):
+            copy = state.copy()
+            values.append(playout_value(copy, random.Random(7), rounds=100, reply=100, modelled=1 - state.mover))
+            assert copy.mover < 0
+        assert values[0] == values[1] and -1.0 <= values[0] <= 1.0
