@@ -70,6 +70,8 @@ def test_playouts_with_the_reply_model_reach_the_end_and_are_reproducible() -> N
         values = []
         for _ in range(2):
             copy = state.copy()
-            values.append(playout_value(copy, random.Random(7), rounds=100, reply=100, modelled=1 - state.mover))
+            values.append(
+                playout_value(copy, random.Random(7), rounds=100, reply=100, modelled=1 - state.mover)
+            )
             assert copy.mover < 0
         assert values[0] == values[1] and -1.0 <= values[0] <= 1.0
