@@ -106,6 +106,9 @@ LOOKAHEAD_WEIGHT = 3.0
 #: The opponent's placements at the start of each playout that are ``surge_tips``' own choice in
 #: the determinization (``surge_reply.tips_choices``) instead of the cheap policy's.
 REPLY = 0
+#: The bot's own placements at the start of each playout (after the root move) that are
+#: ``surge_tips``' choices.
+OWN = 0
 
 
 @dataclass
@@ -403,12 +406,14 @@ def playout_value(
     lookahead: int = 0,
     reply: int = 0,
     modelled: int = -1,
+    own: int = 0,
 ) -> float:
     """Play ``state`` on to the end of the round, and ``rounds - 1`` rounds more (or to the end of
     the game), then judge it with :func:`evaluate`; Blue's value. The first ``reply`` placements
     of player ``modelled`` (0 Blue, 1 Orange) are ``surge_tips``' own choices
     (:func:`~arbiter_bot.examples.surge_reply.tips_choices`, ties broken at random); of the other
-    moves, the first ``lookahead`` come from :func:`lookahead_action`, the rest from
+    moves, the first ``own`` placements of the other player are ``surge_tips``' choices too, then
+    the first ``lookahead`` come from :func:`lookahead_action`, the rest from
     :func:`rollout_action`."""
     apply = SURGE.apply_in_place
     legal_of = SURGE.legal_actions
@@ -419,6 +424,10 @@ def playout_value(
             apply(state, SKIP)
         elif reply > 0 and state.mover == modelled:
             reply -= 1
+            choices = tips_choices(state, legal)
+            apply(state, choices[0] if len(choices) == 1 else rng.choice(choices))
+        elif own > 0 and state.mover != modelled:
+            own -= 1
             choices = tips_choices(state, legal)
             apply(state, choices[0] if len(choices) == 1 else rng.choice(choices))
         elif lookahead > 0:
@@ -530,6 +539,7 @@ class IsmctsSurgeBot(Bot):
         model: bool = MODEL,
         beta: float = BETA,
         reply: int = REPLY,
+        own: int = OWN,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -544,6 +554,7 @@ class IsmctsSurgeBot(Bot):
         self.big_down = big_down
         self.halving = halving
         self.reply = reply
+        self.own = own
         self.tracker = (
             OpponentTracker(random.Random(self.rng.getrandbits(64)), PARTICLES, beta) if model else None
         )
@@ -676,7 +687,7 @@ class IsmctsSurgeBot(Bot):
         mover = after.mover
         SURGE.apply_in_place(after, action)
         value_blue = playout_value(
-            after, random.Random(seed), self.playout_rounds, self.lookahead, self.reply, 1 - mover
+            after, random.Random(seed), self.playout_rounds, self.lookahead, self.reply, 1 - mover, self.own
         )
         if key not in root.n:
             root.actions[key] = action
