@@ -5,13 +5,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from arbiter_bot.examples.ismcts_surge import playout_value
+from arbiter_bot.examples.ismcts_surge import Determinizer, _dealt, playout_value, unseen_opponent_stones
+from arbiter_bot.examples.surge_model import OpponentTracker
 from arbiter_bot.examples.surge_reply import hidden_guess, tips_choices
 from arbiter_bot.examples.surge_tips import Position, Weights
-from arbiter_games import get_game
-from arbiter_games.surge import SKIP, PlaceStone, SurgeAction, SurgeState
+from arbiter_games.surge import SKIP, SURGE, PlaceStone, SurgeAction, SurgeState
 
-RULES = get_game("surge")
+RULES = SURGE
 
 
 def greedy_best(state: SurgeState, legal: list[SurgeAction]) -> set[tuple[int, str]]:
@@ -75,3 +75,39 @@ def test_playouts_with_the_reply_model_reach_the_end_and_are_reproducible() -> N
             )
             assert copy.mover < 0
         assert values[0] == values[1] and -1.0 <= values[0] <= 1.0
+
+
+def test_a_fitted_face_down_stone_is_surge_tips_choice_on_its_square() -> None:
+    """``Determinizer(down_tries=K)``: a guess kept by ``_fits`` has the face-down value that
+    surge_tips would place on the observed square from the hand the model dealt, deals exactly the
+    opponent's unseen stones, and shows the bot its real observation."""
+    kept = changed = refused = 0
+    for seed in range(6):
+        tracker = OpponentTracker(random.Random(seed))
+        for state, _ in positions(seed, greedy=True):
+            seat = state.mover + 1
+            obs = RULES.observe(state, seat)
+            model = tracker.model("m", obs) if seat == 1 else None
+            if model is None or state.down < 0:
+                continue
+            sampler = Determinizer(obs, True, model, 4)
+            assert sampler.before is not None
+            rng = random.Random(seed)
+            for _ in range(10):
+                hidden = sampler.modelled(model, rng)
+                assert hidden is not None and hidden.held
+                fitted = sampler._fits(hidden, rng)
+                if fitted is None:
+                    refused += 1
+                    continue
+                kept += 1
+                changed += fitted.face_down != hidden.face_down
+                before = sampler.before.copy()
+                before.hands[1] = list(fitted.held)
+                square = "abcdefgh"[state.down >> 3] + str((state.down & 7) + 1)
+                choices = tips_choices(before, RULES.legal_actions(before))
+                assert (fitted.face_down, square) in {(a.value, a.square) for a in choices}
+                assert sorted(_dealt(fitted)) == unseen_opponent_stones(obs)
+                assert RULES.observe(sampler.state(fitted), seat) == obs
+            assert RULES.observe(sampler.sample(rng), seat) == obs
+    assert kept > 50 and changed > 0 and refused > 0

@@ -109,6 +109,9 @@ REPLY = 0
 #: The bot's own placements at the start of each playout (after the root move) that are
 #: ``surge_tips``' choices.
 OWN = 0
+#: Guesses tried per determinization for one whose opponent's face-down stone is ``surge_tips``'
+#: choice from the hand the model dealt (``Determinizer._fits``); 0 keeps the model's first guess.
+DOWN_TRIES = 0
 
 
 @dataclass
@@ -148,6 +151,8 @@ class Hidden:
     opponent_hand: tuple[int, ...]
     opponent_supply: tuple[int, ...]
     own_supply: tuple[int, ...]
+    #: The opponent's hand the face-down stone was chosen from, when the guess says (the model's).
+    held: tuple[int, ...] = ()
 
 
 def sample_hidden(
@@ -228,9 +233,14 @@ class Determinizer:
     """
 
     def __init__(
-        self, obs: SurgeObservation, big_down: bool = False, model: HandFilter | None = None
+        self,
+        obs: SurgeObservation,
+        big_down: bool = False,
+        model: HandFilter | None = None,
+        down_tries: int = 0,
     ) -> None:
         self.obs = obs
+        self.down_tries = down_tries
         self.big_down = big_down
         self.model = model
         first = sample_hidden(obs, random.Random(0))
@@ -249,13 +259,57 @@ class Determinizer:
             check = self.modelled(model, random.Random(0))
             if check is None or sorted(_dealt(check)) != self.unseen:
                 self.model = None  # the model's stones are not the unseen ones: do not use it
+        self.before = self._before() if self.has_down else None
+
+    def _before(self) -> SurgeState:
+        """The template as it was before the opponent placed its face-down stone (its hand is
+        dealt by ``_fits``)."""
+        before = self.template.copy()
+        them = 1 - self.me
+        col = list(before.cols[self.down_col])
+        col[self.down_row] = 0
+        before.cols[self.down_col] = EMPTY_COLUMN if not any(col) else tuple(col)
+        row = self.down_row if them == 0 else self.down_row - 6
+        before.empty |= 1 << (16 * them + 2 * self.down_col + row)
+        before.mover = them
+        before.down = -1
+        before.placed = 0
+        return before
 
     def sample(self, rng: random.Random) -> SurgeState:
         if self.model is not None:
             hidden = self.modelled(self.model, rng)
             if hidden is not None:
+                for _ in range(self.down_tries if hidden.held else 0):
+                    fitting = self._fits(hidden, rng)
+                    if fitting is not None:
+                        return self.state(fitting)
+                    hidden = self.modelled(self.model, rng) or hidden
                 return self.state(hidden)
         return self.state(sample_hidden(self.obs, rng, self.unseen, self.big_down))
+
+    def _fits(self, hidden: Hidden, rng: random.Random) -> Hidden | None:
+        """The guess with its face-down stone made ``surge_tips``' choice from the hand it was
+        chosen from, or None when that choice is not the face-down stone's square.
+
+        Rejection sampling: a placement is drawn from ``surge_tips``' best ones for that hand (all
+        equally likely, as the bot breaks ties), and the guess is kept only if the placement is
+        on the observed square; then the face-down value is the placement's.
+        """
+        before = self.before
+        assert before is not None
+        state = before.copy()
+        state.hands[1 - self.me] = list(hidden.held)
+        choices = tips_choices(state, SURGE.legal_actions(state))
+        pick = choices[0] if len(choices) == 1 else rng.choice(choices)
+        if not isinstance(pick, PlaceStone) or _WHERE[pick.square] != (self.down_col, self.down_row):
+            return None
+        if pick.value == hidden.face_down:
+            return hidden
+        assert hidden.face_down is not None
+        hand = [*hidden.opponent_hand, hidden.face_down]
+        hand.remove(pick.value)
+        return Hidden(pick.value, tuple(sorted(hand)), hidden.opponent_supply, hidden.own_supply, hidden.held)
 
     def modelled(self, model: HandFilter, rng: random.Random) -> Hidden | None:
         """A guess from the opponent model, or None when it does not fit the observation (then the
@@ -268,7 +322,7 @@ class Determinizer:
             return None
         own = list(obs.supply)
         rng.shuffle(own)
-        return Hidden(guess.face_down, guess.hand, guess.supply, tuple(own))
+        return Hidden(guess.face_down, guess.hand, guess.supply, tuple(own), guess.held)
 
     def state(self, hidden: Hidden) -> SurgeState:
         state = self.template.copy()
@@ -347,6 +401,21 @@ def lookahead_action(
     return _tips_action(state, legal, rng, weight)
 
 
+#: Each column's count of Blue's and of Orange's stones, kept across calls (emptied when full).
+_STONES_OF: dict[Column, tuple[int, int]] = {}
+STONES_OF_LIMIT = 200_000
+
+
+def _stones_of(col: Column) -> tuple[int, int]:
+    """How many stones Blue and Orange have in ``col``."""
+    known = _STONES_OF.get(col)
+    if known is None:
+        if len(_STONES_OF) >= STONES_OF_LIMIT:
+            _STONES_OF.clear()
+        known = _STONES_OF[col] = (sum(1 for x in col if x > 0), sum(1 for x in col if x < 0))
+    return known
+
+
 def _tips_action(
     state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random, weight: float | None
 ) -> SurgeAction:
@@ -374,7 +443,7 @@ def _tips_action(
         col = cols[c]
         if c != last_c:
             last_c = c
-            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
+            mine = 0 if col is EMPTY_COLUMN else _stones_of(col)[p]
             column_score = 2.0 * mine if mine else -3.0
             if weight is not None:
                 base = column_forecast(col)
@@ -540,6 +609,7 @@ class IsmctsSurgeBot(Bot):
         beta: float = BETA,
         reply: int = REPLY,
         own: int = OWN,
+        down_tries: int = DOWN_TRIES,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -555,6 +625,7 @@ class IsmctsSurgeBot(Bot):
         self.halving = halving
         self.reply = reply
         self.own = own
+        self.down_tries = down_tries
         self.tracker = (
             OpponentTracker(random.Random(self.rng.getrandbits(64)), PARTICLES, beta) if model else None
         )
@@ -580,7 +651,7 @@ class IsmctsSurgeBot(Bot):
             deadline = min(deadline, start + LIMIT_SHARE * context.decision_limit)
         root = Node()
         stats = Stats()
-        sampler = Determinizer(observation, self.big_down, model)
+        sampler = Determinizer(observation, self.big_down, model, self.down_tries)
         moves = candidates(observation, places, self.width)
         engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
         if self.record is not None:
