@@ -5,10 +5,17 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from arbiter_bot.examples.ismcts_surge import Determinizer, _dealt, playout_value, unseen_opponent_stones
+from arbiter_bot.examples.ismcts_surge import (
+    Determinizer,
+    IsmctsSurgeBot,
+    _dealt,
+    playout_value,
+    unseen_opponent_stones,
+)
 from arbiter_bot.examples.surge_model import OpponentTracker
 from arbiter_bot.examples.surge_reply import hidden_guess, tips_choices
-from arbiter_bot.examples.surge_tips import Position, Weights
+from arbiter_bot.examples.surge_tips import Position, SurgeTipsBot, Weights
+from arbiter_bot.local import play_local
 from arbiter_games.surge import SKIP, SURGE, PlaceStone, SurgeAction, SurgeState
 
 RULES = SURGE
@@ -111,3 +118,15 @@ def test_a_fitted_face_down_stone_is_surge_tips_choice_on_its_square() -> None:
                 assert RULES.observe(sampler.state(fitted), seat) == obs
             assert RULES.observe(sampler.sample(rng), seat) == obs
     assert kept > 50 and changed > 0 and refused > 0
+
+
+def test_the_bot_with_the_reply_model_answers_legally_and_reproducibly() -> None:
+    """With a fixed number of playouts the bot (reply and own placements by surge_tips' choice,
+    face-down stones fitted) is deterministic given its seed, and plays legal placements."""
+    runs = []
+    for _ in range(2):
+        bot = IsmctsSurgeBot(5, iterations=6, reply=1, own=1, down_tries=4)
+        tips = SurgeTipsBot(6)
+        result = play_local(bot, tips, "surge", seed=bytes(range(32)), wire=False)
+        runs.append((result.winner_seat, result.actions))
+    assert runs[0] == runs[1] and len(runs[0][1]) > 20

@@ -26,10 +26,14 @@ default (``HALVING``) they are compared by sequential halving with common random
 budget is cut into phases; in each, every determinization is played out after every surviving
 move with the same random numbers, and the worse half is dropped at its end (6, 3, 2 moves). With
 ``halving=False`` the search is single-observer ISMCTS (UCB with availability counts over one move
-per determinization). A playout plays the game to the end with a cheap policy that follows the
-designer's tips without look-ahead (:func:`rollout_action`), and its value is the result (+1 win,
-0 draw, -1 loss) blended with the score margin (with ``lookahead=K`` the first K moves of each
-playout add the tips' four-surge look-ahead, :func:`lookahead_action`; off by default). Moves are
+per determinization). A playout plays the game to the end; its first placement for each side
+(``REPLY`` for the opponent, ``OWN`` for the bot) is the one ``surge_tips`` itself would make in
+the determinization, seeing what that side sees (:mod:`arbiter_bot.examples.surge_reply`), and
+the rest come from a cheap policy that follows the designer's tips without look-ahead
+(:func:`rollout_action`; with ``lookahead=K`` the first K of those add the tips' four-surge
+look-ahead, :func:`lookahead_action`, off by default). With ``down_tries`` the opponent's
+face-down stone is also fitted to the square ``surge_tips`` chose for it (``Determinizer._fits``).
+A playout's value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. Moves are
 ranked by mean value less ``RANK_PENALTY`` per place down the tips' ranking. The search stops at
 the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
@@ -105,10 +109,10 @@ MODEL = True
 LOOKAHEAD_WEIGHT = 3.0
 #: The opponent's placements at the start of each playout that are ``surge_tips``' own choice in
 #: the determinization (``surge_reply.tips_choices``) instead of the cheap policy's.
-REPLY = 0
+REPLY = 1
 #: The bot's own placements at the start of each playout (after the root move) that are
 #: ``surge_tips``' choices.
-OWN = 0
+OWN = 1
 #: Guesses tried per determinization for one whose opponent's face-down stone is ``surge_tips``'
 #: choice from the hand the model dealt (``Determinizer._fits``); 0 keeps the model's first guess.
 DOWN_TRIES = 0
