@@ -24,7 +24,7 @@ supply is shuffled either way.
 The root's moves are the ``WIDTH`` placements ``surge_tips`` judges best (:func:`candidates`). By
 default (``HALVING``) they are compared by sequential halving with common random numbers: the
 budget is cut into phases; in each, every determinization is played out after every surviving
-move with the same random numbers, and the worse half is dropped at its end (6, 3, 2 moves). With
+move with the same random numbers, and the worse half is dropped at its end (8, 4, 2 moves). With
 ``halving=False`` the search is single-observer ISMCTS (UCB with availability counts over one move
 per determinization). A playout plays the game to the end; its first placement for each side
 (``REPLY`` for the opponent, ``OWN`` for the bot) is the one ``surge_tips`` itself would make in
@@ -78,7 +78,7 @@ MARGIN_WEIGHT = 0.5
 #: Score margin worth tanh(1) of the margin part.
 MARGIN_SCALE = 10.0
 #: Root moves searched: the best ones by ``surge_tips``' judgement.
-WIDTH = 6
+WIDTH = 8
 #: What each place further down ``surge_tips``' ranking costs a root move's mean value at the end.
 RANK_PENALTY = 0.05
 #: Play every root move out from each determinization with common random numbers (see ``_paired``)
