@@ -1,18 +1,21 @@
 """Iterations per CPU second of the search bots (docs/bots.md, "Speed").
 
-python bench/search_bots.py [ROUNDS]
+python bench/search_bots.py [ROUNDS] [surge]
 
 ``mcts_flank``: one decision of a fixed number of iterations on Torrent and Fravan size-7
 positions after 10, 30 and 60 random plies, once with the engine's territory as it is
 (``incremental``: after a placement only the lines through the stones that changed are read again)
 and once with a territory read afresh for every position (``afresh``: the engine's full count, as
 before the territory became incremental). ``ismcts_surge``: one decision of a fixed number of
-playouts on a Surge position after 8 random placements, in three variants: UCB at the root over
-uniform guesses of the hidden stones (``ucb uniform``, the bot before its opponent model), the
-default (``halving model``: sequential halving over guesses from the opponent model) and the
-default with the look-ahead for the first 4 moves of each playout (``halving model lookahead 4``).
-The variants alternate within each round, so that a change in the machine's load hits them alike.
-CPU seconds (``process_time``) rather than wall time, for the same reason.
+playouts on a Surge position after 8 random placements, in four variants: UCB at the root over
+uniform guesses of the hidden stones (``ucb uniform``, the bot before its opponent model),
+sequential halving over guesses from the opponent model with cheap playouts (``halving model``),
+the same with the look-ahead for the first 4 moves of each playout (``halving model lookahead
+4``), and the default (``default``: halving, the opponent model, the first placement of each side
+in a playout by ``surge_tips``' own choice and the face-down stone fitted to it). The variants
+alternate within each round, so that a change in the machine's load hits them alike. CPU seconds
+(``process_time``) rather than wall time, for the same reason. With ``surge`` only the Surge part
+runs.
 """
 
 from __future__ import annotations
@@ -34,12 +37,15 @@ from arbiter_games.surge import SURGE
 
 FLANK_ITERATIONS = 150
 SURGE_ITERATIONS = 300
-#: The Surge searches compared: UCB over uniform guesses (the bot before the opponent model), the
-#: default (halving over guesses from the opponent model), and the default with look-ahead playouts.
+#: The Surge searches compared: UCB over uniform guesses (the bot before the opponent model),
+#: halving over guesses from the opponent model with cheap playouts, the same with look-ahead
+#: playouts, and the default (playouts starting with surge_tips' own choices).
+CHEAP: dict[str, Any] = {"reply": 0, "own": 0, "down_tries": 0}
 SURGE_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("ucb uniform", {"halving": False, "model": False}),
-    ("halving model", {}),
-    ("halving model lookahead 4", {"lookahead": 4}),
+    ("ucb uniform", {"halving": False, "model": False, **CHEAP}),
+    ("halving model", CHEAP),
+    ("halving model lookahead 4", {"lookahead": 4, **CHEAP}),
+    ("default", {}),
 )
 
 
@@ -96,9 +102,10 @@ def with_territory(function: Callable[[FlankState], Territory]) -> None:
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    games = () if sys.argv[2:] == ["surge"] else ("torrent", "fravan")
     incremental = hexflank._territory
     for number in range(1, rounds + 1):
-        for game in ("torrent", "fravan"):
+        for game in games:
             for plies in (10, 30, 60):
                 figures = []
                 for name, function in (("afresh", afresh), ("incremental", incremental)):

@@ -165,6 +165,7 @@ def test_an_impossible_history_turns_the_model_off() -> None:
 
 
 def test_phase_sizes_halve_the_root_moves() -> None:
+    assert phase_sizes(8) == [8, 4, 2]
     assert phase_sizes(6) == [6, 3, 2]
     assert phase_sizes(4) == [4, 2]
     assert phase_sizes(3) == [3, 2]
@@ -190,7 +191,7 @@ def test_halving_plays_each_phase_s_survivors_from_every_determinization() -> No
     for state, seat, obs in states[6:30:6]:
         moves = []
         for _ in range(2):
-            bot = IsmctsSurgeBot(4, iterations=60, model=False)
+            bot = IsmctsSurgeBot(4, iterations=60, model=False, width=6)
             bot.record = []
             moves.append(bot.choose(obs, SURGE.legal_actions(state), context(seat)))
             assert len(bot.record) == expected_determinizations(6, 60) == 4 + 6 + 9

@@ -24,12 +24,16 @@ supply is shuffled either way.
 The root's moves are the ``WIDTH`` placements ``surge_tips`` judges best (:func:`candidates`). By
 default (``HALVING``) they are compared by sequential halving with common random numbers: the
 budget is cut into phases; in each, every determinization is played out after every surviving
-move with the same random numbers, and the worse half is dropped at its end (6, 3, 2 moves). With
+move with the same random numbers, and the worse half is dropped at its end (8, 4, 2 moves). With
 ``halving=False`` the search is single-observer ISMCTS (UCB with availability counts over one move
-per determinization). A playout plays the game to the end with a cheap policy that follows the
-designer's tips without look-ahead (:func:`rollout_action`), and its value is the result (+1 win,
-0 draw, -1 loss) blended with the score margin (with ``lookahead=K`` the first K moves of each
-playout add the tips' four-surge look-ahead, :func:`lookahead_action`; off by default). Moves are
+per determinization). A playout plays the game to the end; its first placement for each side
+(``REPLY`` for the opponent, ``OWN`` for the bot) is the one ``surge_tips`` itself would make in
+the determinization, seeing what that side sees (:mod:`arbiter_bot.examples.surge_reply`), and
+the rest come from a cheap policy that follows the designer's tips without look-ahead
+(:func:`rollout_action`; with ``lookahead=K`` the first K of those add the tips' four-surge
+look-ahead, :func:`lookahead_action`, off by default). With ``down_tries`` the opponent's
+face-down stone is also fitted to the square ``surge_tips`` chose for it (``Determinizer._fits``).
+A playout's value is the result (+1 win, 0 draw, -1 loss) blended with the score margin. Moves are
 ranked by mean value less ``RANK_PENALTY`` per place down the tips' ranking. The search stops at
 the deadline from :mod:`arbiter_bot.examples.thinking`.
 """
@@ -62,6 +66,7 @@ from arbiter_games.surge import (
 
 from ..bot import Bot, TurnContext
 from .surge_model import BETA, PARTICLES, HandFilter, OpponentTracker
+from .surge_reply import tips_choices
 from .surge_tips import Position, Weights
 from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
 
@@ -73,7 +78,7 @@ MARGIN_WEIGHT = 0.5
 #: Score margin worth tanh(1) of the margin part.
 MARGIN_SCALE = 10.0
 #: Root moves searched: the best ones by ``surge_tips``' judgement.
-WIDTH = 6
+WIDTH = 8
 #: What each place further down ``surge_tips``' ranking costs a root move's mean value at the end.
 RANK_PENALTY = 0.05
 #: Play every root move out from each determinization with common random numbers (see ``_paired``)
@@ -102,6 +107,15 @@ HALVING = True
 MODEL = True
 #: The look-ahead policy's weight per point of score margin won over its ``FORECAST`` surges.
 LOOKAHEAD_WEIGHT = 3.0
+#: The opponent's placements at the start of each playout that are ``surge_tips``' own choice in
+#: the determinization (``surge_reply.tips_choices``) instead of the cheap policy's.
+REPLY = 1
+#: The bot's own placements at the start of each playout (after the root move) that are
+#: ``surge_tips``' choices.
+OWN = 1
+#: Guesses tried per determinization for one whose opponent's face-down stone is ``surge_tips``'
+#: choice from the hand the model dealt (``Determinizer._fits``); 0 keeps the model's first guess.
+DOWN_TRIES = 0
 
 
 @dataclass
@@ -141,6 +155,8 @@ class Hidden:
     opponent_hand: tuple[int, ...]
     opponent_supply: tuple[int, ...]
     own_supply: tuple[int, ...]
+    #: The opponent's hand the face-down stone was chosen from, when the guess says (the model's).
+    held: tuple[int, ...] = ()
 
 
 def sample_hidden(
@@ -221,9 +237,14 @@ class Determinizer:
     """
 
     def __init__(
-        self, obs: SurgeObservation, big_down: bool = False, model: HandFilter | None = None
+        self,
+        obs: SurgeObservation,
+        big_down: bool = False,
+        model: HandFilter | None = None,
+        down_tries: int = 0,
     ) -> None:
         self.obs = obs
+        self.down_tries = down_tries
         self.big_down = big_down
         self.model = model
         first = sample_hidden(obs, random.Random(0))
@@ -242,13 +263,57 @@ class Determinizer:
             check = self.modelled(model, random.Random(0))
             if check is None or sorted(_dealt(check)) != self.unseen:
                 self.model = None  # the model's stones are not the unseen ones: do not use it
+        self.before = self._before() if self.has_down else None
+
+    def _before(self) -> SurgeState:
+        """The template as it was before the opponent placed its face-down stone (its hand is
+        dealt by ``_fits``)."""
+        before = self.template.copy()
+        them = 1 - self.me
+        col = list(before.cols[self.down_col])
+        col[self.down_row] = 0
+        before.cols[self.down_col] = EMPTY_COLUMN if not any(col) else tuple(col)
+        row = self.down_row if them == 0 else self.down_row - 6
+        before.empty |= 1 << (16 * them + 2 * self.down_col + row)
+        before.mover = them
+        before.down = -1
+        before.placed = 0
+        return before
 
     def sample(self, rng: random.Random) -> SurgeState:
         if self.model is not None:
             hidden = self.modelled(self.model, rng)
             if hidden is not None:
+                for _ in range(self.down_tries if hidden.held else 0):
+                    fitting = self._fits(hidden, rng)
+                    if fitting is not None:
+                        return self.state(fitting)
+                    hidden = self.modelled(self.model, rng) or hidden
                 return self.state(hidden)
         return self.state(sample_hidden(self.obs, rng, self.unseen, self.big_down))
+
+    def _fits(self, hidden: Hidden, rng: random.Random) -> Hidden | None:
+        """The guess with its face-down stone made ``surge_tips``' choice from the hand it was
+        chosen from, or None when that choice is not the face-down stone's square.
+
+        Rejection sampling: a placement is drawn from ``surge_tips``' best ones for that hand (all
+        equally likely, as the bot breaks ties), and the guess is kept only if the placement is
+        on the observed square; then the face-down value is the placement's.
+        """
+        before = self.before
+        assert before is not None
+        state = before.copy()
+        state.hands[1 - self.me] = list(hidden.held)
+        choices = tips_choices(state, SURGE.legal_actions(state))
+        pick = choices[0] if len(choices) == 1 else rng.choice(choices)
+        if not isinstance(pick, PlaceStone) or _WHERE[pick.square] != (self.down_col, self.down_row):
+            return None
+        if pick.value == hidden.face_down:
+            return hidden
+        assert hidden.face_down is not None
+        hand = [*hidden.opponent_hand, hidden.face_down]
+        hand.remove(pick.value)
+        return Hidden(pick.value, tuple(sorted(hand)), hidden.opponent_supply, hidden.own_supply, hidden.held)
 
     def modelled(self, model: HandFilter, rng: random.Random) -> Hidden | None:
         """A guess from the opponent model, or None when it does not fit the observation (then the
@@ -261,7 +326,7 @@ class Determinizer:
             return None
         own = list(obs.supply)
         rng.shuffle(own)
-        return Hidden(guess.face_down, guess.hand, guess.supply, tuple(own))
+        return Hidden(guess.face_down, guess.hand, guess.supply, tuple(own), guess.held)
 
     def state(self, hidden: Hidden) -> SurgeState:
         state = self.template.copy()
@@ -340,6 +405,21 @@ def lookahead_action(
     return _tips_action(state, legal, rng, weight)
 
 
+#: Each column's count of Blue's and of Orange's stones, kept across calls (emptied when full).
+_STONES_OF: dict[Column, tuple[int, int]] = {}
+STONES_OF_LIMIT = 200_000
+
+
+def _stones_of(col: Column) -> tuple[int, int]:
+    """How many stones Blue and Orange have in ``col``."""
+    known = _STONES_OF.get(col)
+    if known is None:
+        if len(_STONES_OF) >= STONES_OF_LIMIT:
+            _STONES_OF.clear()
+        known = _STONES_OF[col] = (sum(1 for x in col if x > 0), sum(1 for x in col if x < 0))
+    return known
+
+
 def _tips_action(
     state: SurgeState, legal: Sequence[SurgeAction], rng: random.Random, weight: float | None
 ) -> SurgeAction:
@@ -367,7 +447,7 @@ def _tips_action(
         col = cols[c]
         if c != last_c:
             last_c = c
-            mine = 0 if col is EMPTY_COLUMN else sum(1 for x in col if x * sign > 0)
+            mine = 0 if col is EMPTY_COLUMN else _stones_of(col)[p]
             column_score = 2.0 * mine if mine else -3.0
             if weight is not None:
                 base = column_forecast(col)
@@ -392,16 +472,38 @@ def _tips_action(
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
-def playout_value(state: SurgeState, rng: random.Random, rounds: int = 1, lookahead: int = 0) -> float:
+def playout_value(
+    state: SurgeState,
+    rng: random.Random,
+    rounds: int = 1,
+    lookahead: int = 0,
+    reply: int = 0,
+    modelled: int = -1,
+    own: int = 0,
+) -> float:
     """Play ``state`` on to the end of the round, and ``rounds - 1`` rounds more (or to the end of
-    the game), then judge it with :func:`evaluate`; Blue's value. The first ``lookahead`` moves
-    come from :func:`lookahead_action`, the others from :func:`rollout_action`."""
+    the game), then judge it with :func:`evaluate`; Blue's value. The first ``reply`` placements
+    of player ``modelled`` (0 Blue, 1 Orange) are ``surge_tips``' own choices
+    (:func:`~arbiter_bot.examples.surge_reply.tips_choices`, ties broken at random); of the other
+    moves, the first ``own`` placements of the other player are ``surge_tips``' choices too, then
+    the first ``lookahead`` come from :func:`lookahead_action`, the rest from
+    :func:`rollout_action`."""
     apply = SURGE.apply_in_place
     legal_of = SURGE.legal_actions
     stop = state.done + rounds
     while state.mover >= 0 and state.done < stop:
         legal = legal_of(state)
-        if lookahead > 0 and legal[0] is not SKIP:
+        if legal[0] is SKIP:
+            apply(state, SKIP)
+        elif reply > 0 and state.mover == modelled:
+            reply -= 1
+            choices = tips_choices(state, legal)
+            apply(state, choices[0] if len(choices) == 1 else rng.choice(choices))
+        elif own > 0 and state.mover != modelled:
+            own -= 1
+            choices = tips_choices(state, legal)
+            apply(state, choices[0] if len(choices) == 1 else rng.choice(choices))
+        elif lookahead > 0:
             lookahead -= 1
             apply(state, lookahead_action(state, legal, rng))
         else:
@@ -509,6 +611,9 @@ class IsmctsSurgeBot(Bot):
         halving: bool = HALVING,
         model: bool = MODEL,
         beta: float = BETA,
+        reply: int = REPLY,
+        own: int = OWN,
+        down_tries: int = DOWN_TRIES,
     ) -> None:
         self.rng = random.Random(seed)
         self.think = think
@@ -522,6 +627,9 @@ class IsmctsSurgeBot(Bot):
         self.lookahead = lookahead
         self.big_down = big_down
         self.halving = halving
+        self.reply = reply
+        self.own = own
+        self.down_tries = down_tries
         self.tracker = (
             OpponentTracker(random.Random(self.rng.getrandbits(64)), PARTICLES, beta) if model else None
         )
@@ -547,7 +655,7 @@ class IsmctsSurgeBot(Bot):
             deadline = min(deadline, start + LIMIT_SHARE * context.decision_limit)
         root = Node()
         stats = Stats()
-        sampler = Determinizer(observation, self.big_down, model)
+        sampler = Determinizer(observation, self.big_down, model, self.down_tries)
         moves = candidates(observation, places, self.width)
         engine_moves = [SURGE.parse_action(f"{a.value}@{a.square}") for a in moves]
         if self.record is not None:
@@ -653,7 +761,9 @@ class IsmctsSurgeBot(Bot):
         after = state.copy()
         mover = after.mover
         SURGE.apply_in_place(after, action)
-        value_blue = playout_value(after, random.Random(seed), self.playout_rounds, self.lookahead)
+        value_blue = playout_value(
+            after, random.Random(seed), self.playout_rounds, self.lookahead, self.reply, 1 - mover, self.own
+        )
         if key not in root.n:
             root.actions[key] = action
             root.n[key] = 0

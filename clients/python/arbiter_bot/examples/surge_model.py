@@ -124,6 +124,8 @@ class OpponentGuess:
     face_down: int | None
     hand: tuple[int, ...]
     supply: tuple[int, ...]
+    #: The hand the face-down stone was chosen from (sorted; empty when there is no face-down stone).
+    held: tuple[int, ...] = ()
 
 
 class HandFilter:
@@ -172,14 +174,16 @@ class HandFilter:
             particle.draw(rng)
             particle.pending -= 1
         down: int | None = None
+        held: tuple[int, ...] = ()
         if face_down and particle.hand:
+            held = tuple(sorted(particle.hand))
             down = _pick(particle.hand, rng, self.beta)
             particle.hand.remove(down)
             if particle.left > 0:
                 particle.draw(rng)
         supply = [v for v in range(1, VALUES + 1) for _ in range(particle.counts[v])]
         rng.shuffle(supply)
-        return OpponentGuess(down, tuple(sorted(particle.hand)), tuple(supply))
+        return OpponentGuess(down, tuple(sorted(particle.hand)), tuple(supply), held)
 
 
 def _pick(hand: Sequence[int], rng: random.Random, beta: float) -> int:
