@@ -66,7 +66,7 @@ from arbiter_games.surge import (
 
 from ..bot import Bot, TurnContext
 from .surge_model import BETA, PARTICLES, HandFilter, OpponentTracker
-from .surge_reply import tips_choices
+from .surge_reply import surged_column, tips_choices
 from .surge_tips import Position, Weights
 from .thinking import DEFAULT_THINK, run_search_cli, think_deadline
 
@@ -386,12 +386,7 @@ def column_forecast(col: Column, horizon: int = FORECAST) -> tuple[int, int]:
     """One column surged ``horizon`` times with no more placements (the engine's cached surge):
     (Blue's points minus Orange's over those surges, the stones' values left in it, Blue's minus
     Orange's). Columns surge independently, so a placement only changes its own column's figures."""
-    margin = 0
-    cols: Sequence[Column] = (col,)
-    for _ in range(horizon):
-        cols, blue, orange = surge_columns(cols)
-        margin += blue - orange
-    return margin, sum(cols[0])
+    return surged_column(col, horizon)
 
 
 def lookahead_action(

@@ -46,12 +46,14 @@ def _forecast(col: Column, horizon: int) -> tuple[int, int]:
         if known is None:
             if len(_CACHE) >= CACHE_LIMIT:
                 _CACHE.clear()
-            known = _CACHE[col] = _surged(col, horizon)
+            known = _CACHE[col] = surged_column(col, horizon)
         return known
-    return _surged(col, horizon)
+    return surged_column(col, horizon)
 
 
-def _surged(col: Column, horizon: int) -> tuple[int, int]:
+def surged_column(col: Column, horizon: int) -> tuple[int, int]:
+    """One column surged ``horizon`` times with no more placements: (Blue's points minus
+    Orange's over those surges, the stones' values left in it)."""
     margin = 0
     cols: Sequence[Column] = (col,)
     for _ in range(horizon):
