@@ -199,22 +199,23 @@ async def worker_main(args: argparse.Namespace) -> None:
     watch.cancel()
     for channel in channels:
         await channel.close()
+    summary = {**tally(results), "cpu": cpu, "started": started, "ended": ended, "welcomed": bots.welcomed}
+    print(json.dumps(summary), flush=True)
+
+
+# --- the bench ----------------------------------------------------------------------------------
+def tally(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The bots' counts summed: moves, rejected moves, failed calls (and the first three), redirects."""
     errors = [r["error"] for r in results if r["error"]]
-    summary = {
+    return {
         "moves": sum(r["moves"] for r in results),
         "rejected": sum(r["rejected"] for r in results),
         "errors": len(errors),
         "first_errors": errors[:3],
         "redirects": sum(r["redirects"] for r in results),
-        "cpu": cpu,
-        "started": started,
-        "ended": ended,
-        "welcomed": bots.welcomed,
     }
-    print(json.dumps(summary), flush=True)
 
 
-# --- the bench ----------------------------------------------------------------------------------
 def own_cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -284,17 +285,7 @@ async def run_in_process(args: argparse.Namespace, address: str) -> dict[str, An
     cpu = own_cpu_seconds() - cpu
     for channel in channels:
         await channel.close()
-    errors = [r["error"] for r in results if r["error"]]
-    return {
-        "moves": sum(r["moves"] for r in results),
-        "rejected": sum(r["rejected"] for r in results),
-        "errors": len(errors),
-        "first_errors": errors[:3],
-        "redirects": sum(r["redirects"] for r in results),
-        "cpu": cpu,
-        "wall": wall,
-        "welcomed": bots.welcomed - started_monotonic,
-    }
+    return {**tally(results), "cpu": cpu, "wall": wall, "welcomed": bots.welcomed - started_monotonic}
 
 
 def read_records(records: Path) -> tuple[list[float], dict[str, int], int]:
