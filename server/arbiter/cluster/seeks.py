@@ -133,13 +133,9 @@ class SeekTable:
 
     def drop(self, rows: list[int]) -> None:
         """Delete open seeks of this node (their bot left, or this node stops pairing)."""
-        if not rows:
-            return
-        with self.store.transaction() as session:
-            session.execute(
-                text("DELETE FROM cluster_seeks WHERE id = ANY(:ids) AND epoch = :me AND claimed_by IS NULL"),
-                {"ids": rows, "me": self.epoch},
-            )
+        self._on_own_rows(
+            "DELETE FROM cluster_seeks WHERE id = ANY(:ids) AND epoch = :me AND claimed_by IS NULL", rows
+        )
 
     def open_rows(self) -> list[int]:
         """This node's open seeks, oldest first."""
@@ -247,13 +243,16 @@ class SeekTable:
 
     def sent(self, rows: list[int]) -> None:
         """The bots of these claimed seeks were sent to the claiming node: their session is there now."""
+        self._on_own_rows(
+            "UPDATE cluster_seeks SET epoch = claimed_by WHERE id = ANY(:ids) AND epoch = :me", rows
+        )
+
+    def _on_own_rows(self, statement: str, rows: list[int]) -> None:
+        """Run ``statement`` (with ``:ids`` and ``:me``, this node's epoch) on ``rows``, if any."""
         if not rows:
             return
         with self.store.transaction() as session:
-            session.execute(
-                text("UPDATE cluster_seeks SET epoch = claimed_by WHERE id = ANY(:ids) AND epoch = :me"),
-                {"ids": rows, "me": self.epoch},
-            )
+            session.execute(text(statement), {"ids": rows, "me": self.epoch})
 
     def forget_ended(self) -> int:
         """Delete the seeks this node claimed whose match has ended; how many."""
