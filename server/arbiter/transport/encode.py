@@ -122,10 +122,7 @@ def turn_wire(event: TurnIssued) -> EncodedResponse:
     ]
     for seat, left in event.clocks.items():
         if left is None:  # no game clock: the same bytes every time
-            clock = _UNTIMED_CLOCKS.get(seat)
-            if clock is None:
-                clock = _UNTIMED_CLOCKS[seat] = length_delimited(_CLOCK, _clock_seat(seat))
-            parts.append(clock)
+            parts.append(_UNTIMED_CLOCKS[seat])
             continue
         clock = _clock_seat(seat) + length_delimited(_CLOCK_REMAINING, wire.duration(left))
         parts.append(length_delimited(_CLOCK, clock))
@@ -142,9 +139,7 @@ def turn_wire(event: TurnIssued) -> EncodedResponse:
     tail = _SEATS.get(key)
     if tail is None:
         seat_field = scalar(_SEAT, convert.seat_pb(event.seat))
-        tail = seat_field + scalar(_COLOUR, convert.colour_pb(observation.colour))
-        if len(_SEATS) < _LIMITS_KEPT:
-            _SEATS[key] = tail
+        tail = _SEATS[key] = seat_field + scalar(_COLOUR, convert.colour_pb(observation.colour))
     parts.append(tail)
     return EncodedResponse(length_delimited(_TURN, b"".join(parts)), "turn")
 
@@ -155,8 +150,10 @@ def _clock_seat(seat: int) -> bytes:
 
 #: Fields of ``turn_wire`` that take few values, made once: a Clock without a game clock (by
 #: seat), the decision limit (by its seconds; at most ``_LIMITS_KEPT`` of them, the first met),
-#: the Turn's seat and colour fields (by seat and colour).
-_UNTIMED_CLOCKS: dict[int, bytes] = {}
+#: the Turn's seat and colour fields (by seat and colour: two seats, each game's two colours).
+_UNTIMED_CLOCKS: dict[int, bytes] = {
+    seat: wire.length_delimited(_CLOCK, _clock_seat(seat)) for seat in (1, 2)
+}
 _LIMITS: dict[float, bytes] = {}
 _SEATS: dict[tuple[int, str], bytes] = {}
 _LIMITS_KEPT = 256
