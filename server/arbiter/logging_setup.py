@@ -24,6 +24,9 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # One write() per line (a PrintLogger writes the line and its newline apart): the workers
+        # of `arbiter serve --processes N` share standard error, and two writes let another
+        # process's line in between, which spoils both JSON lines.
+        logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
