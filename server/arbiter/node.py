@@ -361,16 +361,19 @@ class Arbiter:
                 continue
             if start.match_id in self.hosting.matches:
                 continue  # hosted already
+            seed = bytes.fromhex(start.seed)
             setup = MatchSetup(
                 start.game,
                 dict(start.options),
                 {1: start.seat_1.bot, 2: start.seat_2.bot},
                 start.control,
                 start.policy,
-                seed=bytes.fromhex(start.seed),
+                seed=seed,
                 ladder=start.ladder,
                 versions={1: start.seat_1.version, 2: start.seat_2.version},
                 rated=start.rated,
+                # A leg of a duplicate pair: its commitment is not the seed's alone.
+                paired=start.seed_commitment != get_game(start.game).seed_commitment(seed),
             )
             played = [
                 PlayedAction(m.seat, m.action, m.turn_id, m.charged, dict(m.clocks), m.auto)

@@ -788,7 +788,9 @@ export class Session {
         summary.seedVerified = false;
         summary.seedProblems = ["the arbiter sent no seed commitment for this Surge match"];
       } else {
-        summary.seedProblems = checkSurgeSeed(summary.seed, match.info.seedCommitment, colour, match.observations);
+        summary.seedProblems = checkSurgeSeed(
+          summary.seed, match.info.seedCommitment, colour, match.observations, match.info.matchId,
+        );
         summary.seedVerified = summary.seedProblems.length === 0;
       }
       if (summary.seedVerified === false) {

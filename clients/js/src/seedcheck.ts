@@ -46,19 +46,23 @@ function sameMultiset(a: number[], b: number[]): boolean {
 const fmt = (values: number[]): string => `[${values.join(", ")}]`;
 
 /** Everything that does not match, as sentences; an empty list means the seed checks out.
- * `colour` is this bot's colour ("blue" for seat 1, "orange" for seat 2). */
+ * `colour` is this bot's colour ("blue" for seat 1, "orange" for seat 2); `matchId` is hashed
+ * after the seed on a leg of a duplicate pair (docs/protocol.md). */
 export function checkSurgeSeed(
   seedHex: string,
   commitment: string,
   colour: "blue" | "orange",
   observations: Iterable<SurgeObservation>,
+  matchId = "",
 ): string[] {
   const problems: string[] = [];
   const hex = seedHex.trim();
   if (!HEX64.test(hex)) return [`the revealed seed ${JSON.stringify(hex)} is not 64 lowercase hex digits`];
   const seed = Buffer.from(hex, "hex");
   const digest = createHash("sha256").update(seed).digest("hex");
-  if (digest !== commitment.trim().toLowerCase()) {
+  const legDigest = createHash("sha256").update(seed).update(matchId, "ascii").digest("hex");
+  const given = commitment.trim().toLowerCase();
+  if (given !== digest && given !== legDigest) {
     problems.push(`SHA-256 of the revealed seed is ${digest}, but the commitment was ${JSON.stringify(commitment)}`);
   }
   const enemy = colour === "blue" ? "orange" : "blue";

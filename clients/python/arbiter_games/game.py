@@ -103,9 +103,20 @@ class GameDef(ABC):
         return f"{self.name}-{values}" if values else self.name
 
     # --- chance -----------------------------------------------------------------------------
-    def seed_commitment(self, seed: bytes) -> str:
-        """What a seat is told before the first action: SHA-256 of the seed, or "" without chance."""
-        return hashlib.sha256(seed).hexdigest() if self.has_chance else ""
+    def seed_commitment(self, seed: bytes, leg: str = "") -> str:
+        """What a seat is told before the first action: SHA-256 of the seed, or "" without chance.
+
+        ``leg``: on a leg of a duplicate pair (two matches sharing one seed), that match's id; it
+        is hashed after the seed (``SHA-256(seed || match_id)``), so the legs' commitments differ
+        and do not show which matches share a seed."""
+        if not self.has_chance:
+            return ""
+        return hashlib.sha256(seed + leg.encode("ascii")).hexdigest()
+
+    def commitment_fits(self, seed: bytes, commitment: str, match_id: str) -> bool:
+        """Whether ``commitment`` is the seed's, as an ordinary match or as the leg ``match_id``."""
+        given = commitment.strip().lower()
+        return given in (self.seed_commitment(seed), self.seed_commitment(seed, match_id))
 
     def revealed_seed(self, seed: bytes) -> str:
         """What the seats are told when the match ends: the seed in hex, or "" without chance."""

@@ -1,9 +1,11 @@
 """Checking a Surge match's seed after the match: the arbiter cannot have chosen the draws.
 
-Before the first placement the arbiter sends ``SHA-256(seed)`` (``MatchStarted.seed_commitment``);
-``MatchEnded.seed`` reveals the seed. The checker then
+Before the first placement the arbiter sends ``SHA-256(seed)`` (``MatchStarted.seed_commitment``;
+on a leg of a duplicate pair ``SHA-256(seed || match_id)``, so that the two legs' commitments
+differ); ``MatchEnded.seed`` reveals the seed. The checker then
 
-1. checks that the seed is 64 hex digits and that its SHA-256 is the commitment;
+1. checks that the seed is 64 hex digits and that its SHA-256 (alone, or followed by the match id)
+   is the commitment;
 2. recomputes both draw orders with the rules' algorithm (``arbiter_games.surge.draw_order``);
 3. checks every observation this bot received: its own stones drawn so far (hand, plus its stones
    on the board, plus its stones removed from the board) must be exactly the first ``20 - len(supply)``
@@ -37,12 +39,17 @@ class SeedMismatch(Exception):
 
 
 def check_surge_seed(
-    seed_hex: str, commitment: str, colour: str, observations: Iterable[SurgeObservation]
+    seed_hex: str,
+    commitment: str,
+    colour: str,
+    observations: Iterable[SurgeObservation],
+    match_id: str = "",
 ) -> list[str]:
     """Everything that does not match, as sentences; an empty list means the seed checks out.
 
     ``colour`` is this bot's colour (``blue`` for seat 1, ``orange`` for seat 2); ``observations``
-    are the Surge observations it received (its turns and the final one), in any order.
+    are the Surge observations it received (its turns and the final one), in any order;
+    ``match_id``: the match's id, hashed after the seed on a leg of a duplicate pair.
     """
     problems: list[str] = []
     seed_hex = seed_hex.strip()
@@ -50,7 +57,8 @@ def check_surge_seed(
         return [f"the revealed seed {seed_hex!r} is not 64 lowercase hex digits"]
     seed = bytes.fromhex(seed_hex)
     digest = hashlib.sha256(seed).hexdigest()
-    if digest != commitment.strip().lower():
+    leg_digest = hashlib.sha256(seed + match_id.encode("ascii")).hexdigest()
+    if commitment.strip().lower() not in (digest, leg_digest):
         problems.append(f"SHA-256 of the revealed seed is {digest}, but the commitment was {commitment!r}")
     if colour not in (BLUE, ORANGE):
         return [*problems, f"unknown colour {colour!r}"]
@@ -126,7 +134,7 @@ class SeedRecorder:
         """The problems found (empty when the seed checks out)."""
         if not self.commitment:
             return ["the arbiter sent no seed commitment for this Surge match"]
-        return check_surge_seed(seed_hex, self.commitment, self.colour, self.observations)
+        return check_surge_seed(seed_hex, self.commitment, self.colour, self.observations, self.match_id)
 
     def verify(self, seed_hex: str) -> None:
         """Raise :class:`SeedMismatch` when the seed does not check out."""

@@ -60,6 +60,10 @@ class MatchHosting:
         #: send) costs one lookup, not a walk through the recent matches.
         self.recent_ids: dict[str, Match] = {}
         self.by_bot: dict[str, set[str]] = {}
+        #: The legs of duplicate pairs by their shared seed, and the ends held back until every
+        #: leg of a seed has ended (``_emit``).
+        self.legs: dict[bytes, set[str]] = {}
+        self.held: dict[bytes, list[MatchEnded]] = {}
         self.started = 0
         self.all_done = asyncio.Event()
         self.all_done.set()
@@ -85,11 +89,7 @@ class MatchHosting:
             lag=self._lag,
             verdict_grace=self.verdict_grace,
         )
-        self.matches[match_id] = match
-        self.started += 1
-        self.all_done.clear()
-        for name in set(setup.bots.values()):
-            self.by_bot.setdefault(name, set()).add(match_id)
+        self._host(match)
         log.info(
             "match_started",
             match_id=match_id,
@@ -106,13 +106,42 @@ class MatchHosting:
         match.start()
         return match
 
+    def _host(self, match: Match) -> None:
+        self.matches[match.id] = match
+        self.started += 1
+        self.all_done.clear()
+        for name in set(match.bots.values()):
+            self.by_bot.setdefault(name, set()).add(match.id)
+        if match.setup.paired:
+            self.legs.setdefault(match.seed, set()).add(match.id)
+
     def _lag(self, fresh: bool = False, within: float | None = None) -> float:
         return self.lag(fresh, within)
 
     def _emit(self, event: MatchEvent) -> None:
         if type(event) is MatchEnded:  # (no subclasses: the exact type is the cheaper test)
-            self._ended(event)
+            for ended in self._releasable(event):
+                self._ended(ended)
+                self.bus.publish(ended)
+            return
         self.bus.publish(event)
+
+    def _releasable(self, event: MatchEnded) -> list[MatchEnded]:
+        """The ends to announce now. A leg of a duplicate pair ends in silence while another leg
+        of its seed plays on: its MatchEnded (the seed, the final observations, the record) would
+        tell the other leg's hidden stones. It stays a running match of its bots (their slot is
+        not free) until the last leg ends; then every leg's end is announced, in order."""
+        match = self.matches.get(event.facts.match_id)
+        if match is None or not match.setup.paired:
+            return [event]
+        legs = self.legs.get(match.seed, set())
+        held = self.held.setdefault(match.seed, [])
+        held.append(event)
+        if any(self.matches[leg].end is None for leg in legs if leg in self.matches):
+            log.info("match_end_held", match_id=match.id, legs=len(legs))
+            return []
+        self.legs.pop(match.seed, None)
+        return self.held.pop(match.seed)
 
     def _ended(self, event: MatchEnded) -> None:
         match = self.matches.pop(event.facts.match_id, None)
@@ -157,11 +186,7 @@ class MatchHosting:
         except (ActionError, ValueError) as exc:
             log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
             return None
-        self.matches[match_id] = match
-        self.started += 1
-        self.all_done.clear()
-        for name in set(setup.bots.values()):
-            self.by_bot.setdefault(name, set()).add(match_id)
+        self._host(match)
         detail = f"the arbiter restarted and the bots were not both back within {grace:g} s"
         self.scheduler.call_later(grace, lambda: self._give_up(match, detail))
         log.info(

@@ -308,6 +308,7 @@ class LadderHost:
             ladder=config.name,
             versions={1: pairing.seat_1.version, 2: pairing.seat_2.version},
             rated=config.rated and pairing.seat_1 != pairing.seat_2,
+            paired=seed is not None,
         )
         for bot in (pairing.seat_1.bot, pairing.seat_2.bot):
             joined = ladder.joined.get(bot)

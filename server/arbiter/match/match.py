@@ -123,6 +123,9 @@ class MatchSetup:
     versions: Mapping[int, str] = field(default_factory=dict)
     #: Whether the result changes ratings (a rated ladder's match between two versions).
     rated: bool = False
+    #: A leg of a duplicate pair: another match shares its seed. Its commitment hashes the match
+    #: id after the seed, and hosting holds its end back until every leg of the seed has ended.
+    paired: bool = False
 
 
 class Match:
@@ -181,7 +184,7 @@ class Match:
             bots=self.bots,
             control=setup.control,
             policy=setup.policy,
-            seed_commitment=self.game.seed_commitment(self.seed),
+            seed_commitment=self.game.seed_commitment(self.seed, match_id if setup.paired else ""),
             seek_ids=dict(setup.seek_ids),
             ladder=setup.ladder,
             versions=dict(setup.versions),

@@ -34,6 +34,7 @@ class TlsFiles:
     def credentials(self) -> grpc.ServerCredentials:
         """gRPC server credentials; raises TlsError when a file is missing or not PEM."""
         import grpc  # here: `arbiter --help` does not load grpc
+
         cert = _read_pem(self.cert, "--tls-cert", b"CERTIFICATE")
         key = _read_pem(self.key, "--tls-key", b"PRIVATE KEY")
         client_ca = (
