@@ -8,24 +8,19 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
+from .cli_text import fail, say
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
     from .runner.local_match import RunnerConfig
     from .store import SqlStore as Store
     from .workers.role import WorkerStart
-
-
-def fail(message: str, status: int = 1) -> NoReturn:
-    """Print one line ``error: MESSAGE`` to standard error and exit with ``status``."""
-    click.echo(f"error: {message}", err=True)
-    sys.exit(status)
 
 
 @contextlib.contextmanager
@@ -799,22 +794,20 @@ def replay(file: str, quiet: bool) -> None:
     try:
         record = load_record(file)
         report = run_replay(record)
-    except (RecordError, KeyError, ValueError) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    seats = record["seats"]
-    click.echo(f"{record['game']} {record.get('options') or ''}: seat 1 {seats['1']} vs seat 2 {seats['2']}")
+    except RecordError as exc:
+        fail(str(exc), 2)
+    one, two = report.seats
+    say(f"{report.game} {record.get('options') or ''}: seat 1 {one} vs seat 2 {two}")
     if not quiet:
         for number, (text, state) in enumerate(zip(report.actions, report.states[1:], strict=True), 1):
-            click.echo(f"\n{number}. {text}")
-            click.echo(report.rules.render_text(state))
+            say(f"\n{number}. {text}")
+            say(report.rules.render_text(state))
     result = record["result"]
-    click.echo(
-        f"\nresult: {result['reason']}, winner seat {result['winner_seat']}, scores {result['scores']}"
-    )
+    winner, scores = result.get("winner_seat"), result.get("scores")
+    say(f"\nresult: {result['reason']}, winner seat {winner}, scores {scores}")
     for problem in report.problems:
-        click.echo(f"problem: {problem}")
-    click.echo("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
+        say(f"problem: {problem}")
+    say("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
     sys.exit(0 if report.ok else 1)
 
 

@@ -8,7 +8,6 @@ running arbiter at once (it reads bots and ladders from the same store).
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ from arbiter_games.policy import (
 )
 from arbiter_games.timecontrol import TimeControl
 
+from .cli_text import fail, say
 from .ladder.model import LadderConfig
 from .ladder.ratings import is_provisional, recompute
 from .ladder.standings import standings, whole_history_standings
@@ -44,17 +44,19 @@ def database_option(function: F) -> F:
 
 
 @contextmanager
-def opened(url: str | None, check: bool = True) -> Iterator[SqlStore]:
-    """The store at ``url``; errors become one line on standard error and exit status 1."""
+def opened(url: str | None, check: bool = True, create: bool = False) -> Iterator[SqlStore]:
+    """The store at ``url``; errors become one line on standard error and exit status 1.
+
+    Only ``create``: a SQLite file that does not exist is created (else refused, and left so).
+    """
     store: SqlStore | None = None
     try:
-        store = SqlStore(url or default_url())
+        store = SqlStore(url or default_url(), create=create)
         if check:
             store.check_schema()
         yield store
     except (StoreError, OutdatedSchema) as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(1)
+        fail(str(exc))
     finally:
         if store is not None:
             store.close()
@@ -84,9 +86,9 @@ def db() -> None:
 @database_option
 def db_upgrade(database: str | None) -> None:
     """Create or migrate the schema to this arbiter's version."""
-    with opened(database, check=False) as store:
+    with opened(database, check=False, create=True) as store:
         store.upgrade()
-        click.echo(f"database {store.url} is up to date")
+        say(f"database {store.url} is up to date")
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -103,7 +105,7 @@ def bots_add(name: str, owner: str, database: str | None) -> None:
     """Register bot NAME and print its token (shown once: give it to the bot)."""
     with opened(database) as store:
         token = store.add_bot(name, owner)
-    click.echo(f"bot {name} added; its token (shown only now): {token}")
+    say(f"bot {name} added; its token (shown only now): {token}")
 
 
 @bots.command("rotate")
@@ -113,7 +115,7 @@ def bots_rotate(name: str, database: str | None) -> None:
     """Give bot NAME a new token (the old one stops working at once)."""
     with opened(database) as store:
         token = store.rotate_token(name)
-    click.echo(f"bot {name} has a new token (shown only now): {token}")
+    say(f"bot {name} has a new token (shown only now): {token}")
 
 
 @bots.command("disable")
@@ -123,7 +125,7 @@ def bots_disable(name: str, database: str | None) -> None:
     """Refuse bot NAME's connections (PERMISSION_DENIED) until it is enabled again."""
     with opened(database) as store:
         store.set_bot_enabled(name, False)
-    click.echo(f"bot {name} disabled")
+    say(f"bot {name} disabled")
 
 
 @bots.command("enable")
@@ -133,7 +135,7 @@ def bots_enable(name: str, database: str | None) -> None:
     """Let bot NAME connect again."""
     with opened(database) as store:
         store.set_bot_enabled(name, True)
-    click.echo(f"bot {name} enabled")
+    say(f"bot {name} enabled")
 
 
 @bots.command("list")
@@ -143,9 +145,9 @@ def bots_list(database: str | None) -> None:
     with opened(database) as store:
         rows = store.list_bots()
     if not rows:
-        click.echo("no bots yet: arbiter bots add NAME")
+        say("no bots yet: arbiter bots add NAME")
     for row in rows:
-        click.echo(f"{row.name:<24} {'enabled ' if row.enabled else 'DISABLED'}  {row.owner}")
+        say(f"{row.name:<24} {'enabled ' if row.enabled else 'DISABLED'}  {row.owner}")
 
 
 # --- ladders -----------------------------------------------------------------------------------
@@ -209,7 +211,7 @@ def ladders_add(
     )
     with opened(database) as store:
         store.add_ladder(config)
-    click.echo(
+    say(
         f"ladder {name}: {definition.describe(options)}, {control.describe()}{', unrated' if unrated else ''}"
     )
 
@@ -221,11 +223,11 @@ def ladders_list(database: str | None) -> None:
     with opened(database) as store:
         rows = store.list_ladders()
     if not rows:
-        click.echo("no ladders yet: arbiter ladders add NAME --game torrent")
+        say("no ladders yet: arbiter ladders add NAME --game torrent")
     for config in rows:
         game = get_game(config.game)
         extra = ", duplicate pairs" if config.duplicate_pairs else ""
-        click.echo(
+        say(
             f"{config.name:<20} {game.describe(config.options):<12} {config.control.describe():<24}"
             f" {'rated' if config.rated else 'unrated'}{extra}"
         )
@@ -244,21 +246,19 @@ def ladders_standings(
 ) -> None:
     """The standings of ladder NAME (ranked by the conservative rating mu - 3 sigma)."""
     with opened(database) as store:
-        if store.get_ladder(name) is None:
-            click.echo(f"error: no ladder named {name!r}", err=True)
-            sys.exit(1)
+        known(store, ladder=name)
         rows = (
             standings(store, name, all_versions)
             if method == "openskill"
             else whole_history_standings(store, name)
         )
     if as_json:
-        click.echo(json.dumps([row.as_dict() for row in rows], indent=1))
+        say(json.dumps([row.as_dict() for row in rows], indent=1))
         return
     if not rows:
-        click.echo("no rated results yet")
+        say("no rated results yet")
     for row in rows:
-        click.echo(row.line())
+        say(row.line())
 
 
 @ladders.command("recompute")
@@ -267,16 +267,25 @@ def ladders_standings(
 def ladders_recompute(name: str, database: str | None) -> None:
     """Replay every rated result of ladder NAME in order; the ratings are rebuilt from them."""
     with opened(database) as store:
+        known(store, ladder=name)
         results = store.finished_results(name)
         tallies = recompute(results)
         before = {row.version: row.tally for row in store.ratings(name)}
         store.replace_ratings(name, tallies)
     changed = sum(1 for version, tally in tallies.items() if before.get(version) != tally)
     provisional = sum(1 for tally in tallies.values() if is_provisional(tally.rating))
-    click.echo(
+    say(
         f"ladder {name}: {len(results)} results replayed, {len(tallies)} ratings "
         f"({provisional} provisional), {changed} differed from the stored ones"
     )
+
+
+def known(store: SqlStore, ladder: str | None = None, bot: str | None = None) -> None:
+    """Exit with an error naming the ladder or bot (when given) that the store does not have."""
+    if ladder is not None and store.get_ladder(ladder) is None:
+        fail(f"no ladder named {ladder!r}")
+    if bot is not None and store.get_bot(bot) is None:
+        fail(f"no bot named {bot!r}")
 
 
 # --- matches -----------------------------------------------------------------------------------
@@ -293,9 +302,10 @@ def matches() -> None:
 def matches_list(ladder: str | None, bot: str | None, limit: int, database: str | None) -> None:
     """The latest matches, newest first."""
     with opened(database) as store:
+        known(store, ladder=ladder, bot=bot)
         rows = store.matches(ladder, bot, limit)
     for row in rows:
-        click.echo(
+        say(
             f"{row.match_id}  {row.ladder or '-':<12} {row.game:<8} {row.seat_1.bot}@{row.seat_1.version} vs "
             f"{row.seat_2.bot}@{row.seat_2.version}  {row.status}"
         )
@@ -311,19 +321,22 @@ def matches_export(ids: tuple[str, ...], export_all: bool, out: str, database: s
     if not ids and not export_all:
         raise click.UsageError("name match ids, or --all")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
     written = 0
     with opened(database) as store:
+        unknown = next((match_id for match_id in ids if store.match_row(match_id) is None), None)
+        if unknown is not None:
+            fail(f"no record of match {unknown!r}")
         wanted = list(ids) or [row.match_id for row in store.matches(limit=10**9) if row.status != "running"]
+        folder.mkdir(parents=True, exist_ok=True)
         for match_id in wanted:
             record = store.match_record(match_id)
             if record is None:
-                click.echo(f"warning: no record of match {match_id}", err=True)
+                say(f"warning: no record of match {match_id}", err=True)
                 continue
             path = folder / f"{record['game']}-{match_id}.json"
             path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
             written += 1
-    click.echo(f"{written} record(s) written to {folder}")
+    say(f"{written} record(s) written to {folder}")
 
 
 def register(main: click.Group) -> None:

@@ -71,6 +71,7 @@ def web(database: str | None, host: str, port: int, poll: float, live_delay: tup
 
     This process only reads the store: live matches are followed by polling their moves.
     """
+    from .cli_text import fail
     from .logging_setup import configure_logging
     from .store import SqlStore, StoreError, open_store
     from .web.app import WebServer, create_app
@@ -83,8 +84,7 @@ def web(database: str | None, host: str, port: int, poll: float, live_delay: tup
     try:
         store: SqlStore = open_store(database)
     except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(1) from exc
+        fail(str(exc))
     hub = LiveHub(per_ladder, default)
 
     async def run() -> None:
@@ -103,8 +103,7 @@ def web(database: str | None, host: str, port: int, poll: float, live_delay: tup
     try:
         asyncio.run(run())
     except OSError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(1) from exc
+        fail(str(exc))
     finally:
         store.close()
 

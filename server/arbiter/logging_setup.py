@@ -6,6 +6,7 @@ import logging
 import sys
 
 import structlog
+from arbiter_wire.text import visible_fields
 
 
 def configure_logging(level: str = "info", json: bool = True) -> None:
@@ -13,15 +14,18 @@ def configure_logging(level: str = "info", json: bool = True) -> None:
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"unknown log level {level!r}")
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    # JSON escapes control characters itself; readable lines get them made visible.
+    rendering: list[structlog.types.Processor] = (
+        [structlog.processors.JSONRenderer()]
+        if json
+        else [visible_fields, structlog.dev.ConsoleRenderer(colors=False)]
     )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
+            *rendering,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         # One write() per line (a PrintLogger writes the line and its newline apart): the workers

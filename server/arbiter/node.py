@@ -15,6 +15,7 @@ from arbiter_games.timecontrol import TimeControl
 from arbiter_wire import reasons
 from arbiter_wire.limits import SEEK_LIMIT, UNVERSIONED
 from arbiter_wire.status import status_for
+from arbiter_wire.text import BadName, check_name
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
 from .cluster import ClusterMember, Placement
@@ -321,6 +322,7 @@ class Arbiter:
         """Join here; in a cluster, raises Redirected when another node schedules the ladder, or
         returns None when the bot must first finish its matches here (it is redirected then).
         On a worker of several processes other than worker 0 the bot is sent to worker 0 (None)."""
+        _check_names(ladder)
         if self.workers is not None and self.workers.ladder_elsewhere(session, ladder):
             return None
         if self.cluster is not None and self.store is not None and not self.cluster.lost:
@@ -337,9 +339,11 @@ class Arbiter:
         return self._ladder_host().join(session.bot_name, session.version, ladder, max_concurrent)
 
     def leave_ladder(self, session: BotSession, ladder: str) -> None:
+        _check_names(ladder)
         self._ladder_host().leave(session.bot_name, ladder)
 
     def challenge(self, session: BotSession, ladder: str, opponent: str) -> None:
+        _check_names(ladder, opponent)
         if self.workers is not None and self.workers.ladder_elsewhere(session, ladder):
             return
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
@@ -506,6 +510,16 @@ class Arbiter:
                     for bot, joined in ladder.joined.items():
                         self.moving.setdefault(bot, (name, joined.max_concurrent))
         self.move_idle_bots()
+
+
+def _check_names(ladder: str, opponent: str | None = None) -> None:
+    """A ladder request whose ladder (or opponent) name breaks the name rule is a BAD_REQUEST."""
+    try:
+        check_name(ladder, "ladder")
+        if opponent is not None:
+            check_name(opponent, "bot")
+    except BadName as exc:
+        raise LadderRefused(reasons.BAD_REQUEST, str(exc)) from None
 
 
 def _joined_or_refused(ladders: LadderHost, session: BotSession, ladder: str, slots: int) -> pb.PlayResponse:

@@ -18,6 +18,8 @@ class RecordError(ValueError):
 class ReplayReport:
     game: str
     rules: GameDef
+    #: The bot names of seats 1 and 2, as the record gives them.
+    seats: tuple[str, str] = ("", "")
     states: list[object] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -40,11 +42,11 @@ def load_record(path: str | Path) -> dict[str, Any]:
 def replay(record: dict[str, Any]) -> ReplayReport:
     """Apply every recorded action from the seed; list every disagreement with the record.
 
-    Raises RecordError when the record lacks what a replay needs.
+    Raises RecordError when the record lacks what a replay needs or holds the wrong kinds.
     """
     try:
         return _replay(record)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
         raise RecordError(f"the record is incomplete or malformed: {type(exc).__name__}: {exc}") from exc
 
 
@@ -52,7 +54,8 @@ def _replay(record: dict[str, Any]) -> ReplayReport:  # noqa: C901 - one check a
     game = record["game"]
     rules = get_game(game)
     seed = bytes.fromhex(record["seed"])
-    report = ReplayReport(game, rules)
+    seats = record["seats"]
+    report = ReplayReport(game, rules, (_text(seats["1"]), _text(seats["2"])))
     commitment = record.get("seed_commitment") or ""
     if not rules.commitment_fits(seed, commitment, str(record.get("match_id") or "")):
         if rules.has_chance:
@@ -82,6 +85,7 @@ def _replay(record: dict[str, Any]) -> ReplayReport:  # noqa: C901 - one check a
         report.states.append(state)
         report.actions.append(text)
     result = record["result"]
+    _text(result["reason"])
     outcome = rules.outcome(state)
     if result["reason"] in ("timeout", "illegal_action", "malformed_action", "aborted"):
         if outcome is not None:
@@ -106,3 +110,10 @@ def _replay(record: dict[str, Any]) -> ReplayReport:  # noqa: C901 - one check a
         if scores != result["scores"]:
             report.problems.append(f"scores: record says {result['scores']}, engine says {scores}")
     return report
+
+
+def _text(value: object) -> str:
+    """``value`` if it is a string (a TypeError otherwise: a malformed record)."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value

@@ -16,6 +16,7 @@ import secrets
 import shlex
 import signal
 import sys
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,13 +24,14 @@ from typing import Any
 
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
+from arbiter_wire.text import MAX_NAME_LENGTH, is_name_character
 
 from ..lobby import Pairing
 from ..match.events import MatchEnded, MatchEvent
 from ..match.match import Match
 from ..node import Arbiter, ArbiterConfig
 from ..security.ratelimit import RateLimits
-from ..sessions.auth import MAX_NAME_LENGTH, BotDirectory
+from ..sessions.auth import BotDirectory
 from ..transport.server import create_server
 from .stats import Tally
 
@@ -363,7 +365,7 @@ def _signal_group(process: asyncio.subprocess.Process, sig: signal.Signals) -> N
 
 def _bot_name(key: str, spec: str) -> str:
     """``A-random_bot``: a valid bot name made from the label (other characters become ``_``)."""
-    text = "".join(c if c.isprintable() and not c.isspace() and c != "=" else "_" for c in label(spec))
+    text = "".join(c if is_name_character(c) else "_" for c in unicodedata.normalize("NFC", label(spec)))
     return f"{key}-{text}"[:MAX_NAME_LENGTH]
 
 

@@ -8,6 +8,8 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
+from arbiter_wire.text import BadName, check_name
+
 HASH_PREFIX = "sha256:"
 
 
@@ -20,29 +22,21 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-#: The longest bot name (names show in logs, records and the opponent's MatchStarted).
-MAX_NAME_LENGTH = 64
-
-
 class TokenError(ValueError):
     """A bot/token specification that cannot be used."""
 
 
 def check_bot_name(name: str) -> str:
-    """``name`` if it can name a bot, else TokenError: the one rule ``token`` and ``serve`` share.
+    """``name`` if it can name a bot, else TokenError: the name rule (``arbiter_wire.text``) that
+    ``token``, ``serve``'s ``--bot`` and tokens file, the store and the protocol share.
 
-    A name is 1 to 64 printable characters without spaces or ``=``, and does not start with ``#``
-    (so that its ``NAME=...`` line in a tokens file reads back as that very name).
+    (A name never holds ``=`` nor starts with ``#``, so its ``NAME=...`` line in a tokens file
+    reads back as that very name.)
     """
-    if not name:
-        raise TokenError("bad bot name '': a name cannot be empty")
-    if len(name) > MAX_NAME_LENGTH:
-        raise TokenError(f"bad bot name {name[:20]!r}...: at most {MAX_NAME_LENGTH} characters")
-    if "=" in name or any(c.isspace() or not c.isprintable() for c in name):
-        raise TokenError(f"bad bot name {name!r}: no spaces, '=' or control characters allowed")
-    if name.startswith("#"):
-        raise TokenError(f"bad bot name {name!r}: it cannot start with '#' (a comment in a tokens file)")
-    return name
+    try:
+        return check_name(name, "bot")
+    except BadName as exc:
+        raise TokenError(str(exc)) from None
 
 
 class BotDirectory:

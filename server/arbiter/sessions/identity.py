@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from arbiter_wire.limits import MAX_BOT_VERSION_LENGTH, UNVERSIONED
+from arbiter_wire.limits import UNVERSIONED
+from arbiter_wire.text import version_problem
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,7 @@ def read_version(raw: str | None) -> str:
     """The version a connection names (``UNVERSIONED`` when it names none); raises VersionError."""
     if raw is None or raw == "":
         return UNVERSIONED
-    if len(raw) > MAX_BOT_VERSION_LENGTH or not all(" " < c <= "~" for c in raw):
-        raise VersionError(
-            f"a bot version is 1 to {MAX_BOT_VERSION_LENGTH} printable ASCII characters without spaces"
-        )
+    problem = version_problem(raw)
+    if problem is not None:
+        raise VersionError(problem)
     return raw

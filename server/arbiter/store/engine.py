@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from .rows import StoreError
+from .rows import MissingDatabase, StoreError
 
 DEFAULT_URL = "sqlite:///arbiter.db"
 #: The execution option that makes a SQLite transaction take the write lock when it begins.
@@ -33,9 +34,24 @@ def normalise_url(url: str) -> URL:
     return parsed
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``, with the SQLite settings the store relies on."""
+def sqlite_file(url: str) -> Path | None:
+    """The file of a ``sqlite:///FILE`` URL (None for PostgreSQL and an in-memory SQLite)."""
     parsed = normalise_url(url)
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def make_engine(url: str, create: bool = True) -> Engine:
+    """An engine for ``url``, with the SQLite settings the store relies on.
+
+    ``create=False``: a SQLite file that does not exist is MissingDatabase, and is not created.
+    """
+    parsed = normalise_url(url)
+    path = sqlite_file(url)
+    if not create and path is not None and not path.exists():
+        raise MissingDatabase(f"no database at {path}: `arbiter db upgrade --database {url}` creates one")
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, pool_pre_ping=True)
     engine = create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 30})

@@ -34,6 +34,10 @@ class OutdatedSchema(StoreError):
     """The database's schema is not the one this arbiter needs (``arbiter db upgrade`` fixes it)."""
 
 
+class MissingDatabase(OutdatedSchema):
+    """A SQLite file that does not exist, opened by a command that does not create databases."""
+
+
 @dataclass(frozen=True)
 class BotRow:
     """A registered bot (its token hash stays in the store)."""

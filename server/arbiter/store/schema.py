@@ -40,6 +40,7 @@ NAMING = {
 
 NAME = 64  # bot, ladder and version names, match ids
 SHORT = 32  # games, statuses, policies, terminations
+OWNER = 200  # who runs a bot (free text)
 
 
 class EpochTime(TypeDecorator[float]):
@@ -69,7 +70,7 @@ class Bot(Base):
     __tablename__ = "bots"
 
     name: Mapped[str] = mapped_column(String(NAME), primary_key=True)
-    owner: Mapped[str] = mapped_column(String(200))
+    owner: Mapped[str] = mapped_column(String(OWNER))
     token_hash: Mapped[str] = mapped_column(String(80), unique=True)
     enabled: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[float] = mapped_column(EpochTime())

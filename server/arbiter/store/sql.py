@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
+from arbiter_wire.text import BadName, check_name, shown, text_problem
 from sqlalchemy import delete, func, or_, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
@@ -40,7 +41,7 @@ from .rows import (
     RunningMatch,
     StoreError,
 )
-from .schema import Bot, Ladder, LadderStatus, Mail, Match, Move, Rating
+from .schema import OWNER, Bot, Ladder, LadderStatus, Mail, Match, Move, Rating
 from .schema import RatingUpdate as RatingUpdateModel
 
 #: PostgreSQL advisory lock that serialises the numbering of finished matches.
@@ -50,9 +51,10 @@ SEQUENCE_LOCK = 0x41524249
 class SqlStore:
     """The durable store at a SQLAlchemy URL (``sqlite:///FILE`` or ``postgresql://...``)."""
 
-    def __init__(self, url: str, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, create: bool = True) -> None:
+        """``create=False``: a SQLite file that does not exist is MissingDatabase (not created)."""
         self.url = url
-        self._engine = make_engine(url)
+        self._engine = make_engine(url, create)
         self._postgres = self._engine.dialect.name == "postgresql"
         self._reads = sessionmaker(self._engine, expire_on_commit=False)
         writer = self._engine.execution_options(**{BEGIN_MODE: "IMMEDIATE"})
@@ -113,6 +115,7 @@ class SqlStore:
     def add_bot(self, name: str, owner: str) -> str:
         """Register a bot; returns its token, which the store does not keep (only its hash)."""
         _check_name("bot", name)
+        _check_owner(owner)
         token = new_token()
         bot = Bot(
             name=name, owner=owner, token_hash=hash_token(token), enabled=True, created_at=self._clock()
@@ -557,8 +560,9 @@ class SqlStore:
 
 
 def open_store(url: str | None = None) -> SqlStore:
-    """The store at ``url`` (default: ``arbiter.db`` here), after checking its schema."""
-    store = SqlStore(url or default_url())
+    """The store at ``url`` (default: ``arbiter.db`` here), after checking its schema; a SQLite
+    file that does not exist is MissingDatabase (and stays so)."""
+    store = SqlStore(url or default_url(), create=False)
     try:
         store.check_schema()
     except StoreError:
@@ -582,8 +586,17 @@ def _store_errors() -> Iterator[None]:
 
 
 def _check_name(kind: str, name: str) -> None:
-    if not name or len(name) > 64 or any(c.isspace() for c in name) or "=" in name:
-        raise StoreError(f"bad {kind} name {name!r}: 1 to 64 characters, no spaces or '='")
+    """The name rule (``arbiter_wire.text``): a bad name is a StoreError."""
+    try:
+        check_name(name, kind)
+    except BadName as exc:
+        raise StoreError(str(exc)) from None
+
+
+def _check_owner(owner: str) -> None:
+    problem = text_problem(owner, OWNER)
+    if problem is not None:
+        raise StoreError(f"bad owner {shown(owner)}: {problem}")
 
 
 def _bot(session: Session, name: str) -> Bot:

@@ -12,6 +12,7 @@ from arbiter_games import ActionError, MalformedAction, OptionsError
 from arbiter_wire import convert, reasons
 from arbiter_wire.limits import BOT_VERSION_METADATA
 from arbiter_wire.status import rate_limited, status_for
+from arbiter_wire.text import shown
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from google.protobuf.message import DecodeError
@@ -43,12 +44,6 @@ def bearer_token(metadata: Any) -> str | None:
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value[len("Bearer ") :].strip()
     return None
-
-
-def shown(text: str, limit: int = 40) -> str:
-    """``repr`` of a bot's text, cut short so that a huge input gives a short message."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= limit else quoted[: limit - 3] + "..."
 
 
 async def abort_with(context: grpc.aio.ServicerContext[Any, Any], reason: str, message: str) -> NoReturn:
