@@ -220,6 +220,9 @@ class BoundedWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     (a watchdog thread shuts its socket when it passes) and there are at most ``max_connections``."""
 
     daemon_threads = True
+    #: The listen backlog (socketserver's default: 5): a burst of connections waits to be accepted
+    #: (and closed at once beyond the cap) rather than in the kernel's SYN retries.
+    request_queue_size = 128
 
     def __init__(self, host: str, port: int, request_timeout: float, max_connections: int) -> None:
         family, _, _, _, sockaddr = socket.getaddrinfo(
