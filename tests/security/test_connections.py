@@ -14,11 +14,13 @@ from arbiter.security.connections import ConnectionLimits
 from arbiter.sessions.auth import BotDirectory
 from arbiter.transport.server import RunningServer, create_server
 from arbiter_wire.reasons import reason_of
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from tests.server.raw_client import TOKENS, RawBot, connect
 
 from .h2idle import GOAWAY, SETTINGS, IdleConnection
+from .test_serve_options import port_of, start, stop
 
 
 @contextlib.asynccontextmanager
@@ -109,3 +111,31 @@ def test_calls_beyond_the_cap_per_address_are_refused_before_the_token():
         "too many open calls from 127.0.0.1 (at most 2 at once)",
     )
     assert wrong_code == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_serve_takes_the_limits_from_its_options(tmp_path):
+    process = start(tmp_path, "--idle-timeout", "1", "--max-calls-per-address", "1")
+    try:
+        port = port_of(process)
+
+        async def scenario():
+            idle = IdleConnection()
+            await idle.open("127.0.0.1", port)
+            await asyncio.wait_for(idle.until_closed(), 30)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = health_pb2_grpc.HealthStub(channel)
+                watch = stub.Watch(health_pb2.HealthCheckRequest())
+                await watch.read()  # the one call this address may hold
+                try:
+                    await stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+                    code = grpc.StatusCode.OK
+                except grpc.aio.AioRpcError as err:
+                    code = err.code()
+                watch.cancel()
+            return idle.frames, code
+
+        frames, second_call = asyncio.run(scenario())
+    finally:
+        stop(process)
+    assert GOAWAY in frames
+    assert second_call == grpc.StatusCode.RESOURCE_EXHAUSTED
