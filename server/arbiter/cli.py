@@ -359,6 +359,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
         rate_limits=hosting.rate_limits,
+        connections=hosting.connections,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter
@@ -409,7 +410,11 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         metrics_at = hosting.metrics
         if worker is not None and metrics_at is not None and metrics_at[1]:
             metrics_at = (metrics_at[0], metrics_at[1] + worker.index)  # worker I: the port + I
-        metrics = arbiter.metrics.serve(*metrics_at) if metrics_at is not None else None
+        metrics = (
+            arbiter.metrics.serve(*metrics_at, request_timeout=hosting.metrics_timeout)
+            if metrics_at is not None
+            else None
+        )
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
         web = None

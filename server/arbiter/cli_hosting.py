@@ -1,4 +1,4 @@
-"""The options of ``arbiter serve`` for facing a network: TLS, rate limits and metrics.
+"""The options of ``arbiter serve`` for facing a network: TLS, rate limits, connections and metrics.
 
 They are declared once here and reach ``serve`` as one :class:`HostingOptions` (``hosting``).
 """
@@ -7,12 +7,25 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
 
-from .security.ratelimit import BAD_TOKENS_PER_MINUTE, LOBBY_PER_MINUTE, REQUESTS_PER_SECOND, RateLimits
+from .security.connections import (
+    IDLE_SECONDS,
+    MAX_CALLS_PER_ADDRESS,
+    MAX_CONNECTIONS,
+    METRICS_REQUEST_TIMEOUT,
+    ConnectionLimits,
+)
+from .security.ratelimit import (
+    BAD_TOKENS_PER_MINUTE,
+    BAD_TOKENS_TOTAL_PER_MINUTE,
+    LOBBY_PER_MINUTE,
+    REQUESTS_PER_SECOND,
+    RateLimits,
+)
 from .security.tls import TlsError, TlsFiles, tls_files
 
 
@@ -22,6 +35,10 @@ class HostingOptions:
     rate_limits: RateLimits
     #: ``--metrics HOST:PORT``: where to serve Prometheus metrics (None: nowhere).
     metrics: tuple[str, int] | None
+    #: The gRPC port's idle time and caps.
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: ``--metrics-timeout``: seconds one connection to the metrics port may take.
+    metrics_timeout: float = METRICS_REQUEST_TIMEOUT
 
 
 _FILE = click.Path(exists=True, dir_okay=False)
@@ -51,12 +68,53 @@ def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Serve Prometheus metrics at http://HOST:PORT/metrics (docs/hosting.md).",
         ),
         click.option(
+            "--metrics-timeout",
+            type=click.FloatRange(min=0.1),
+            metavar="SECONDS",
+            default=METRICS_REQUEST_TIMEOUT,
+            show_default=True,
+            help="Seconds one connection to the metrics port may take (a partial request is closed then).",
+        ),
+        click.option(
+            "--idle-timeout",
+            type=click.FloatRange(min=0),
+            metavar="SECONDS",
+            default=IDLE_SECONDS,
+            show_default=True,
+            help="Close a gRPC connection that has had no call (or no handshake) this long (0: never).",
+        ),
+        click.option(
+            "--max-connections",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=MAX_CONNECTIONS,
+            show_default=True,
+            help="gRPC connections open at once; more are closed as they are accepted (0: no cap).",
+        ),
+        click.option(
+            "--max-calls-per-address",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=MAX_CALLS_PER_ADDRESS,
+            show_default=True,
+            help="Open gRPC calls per IP address (IPv6: per /64); more end at once with"
+            " RESOURCE_EXHAUSTED (0: no cap).",
+        ),
+        click.option(
             "--limit-bad-tokens",
             type=click.IntRange(min=0),
             metavar="N",
             default=BAD_TOKENS_PER_MINUTE,
             show_default=True,
-            help="Failed token checks per peer address per minute (0: no limit).",
+            help="Failed token checks per peer address (IPv6: per /64) per minute (0: no limit).",
+        ),
+        click.option(
+            "--limit-bad-tokens-total",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=BAD_TOKENS_TOTAL_PER_MINUTE,
+            show_default=True,
+            help="Failed token checks from all addresses together per minute (0: no limit).",
         ),
         click.option(
             "--limit-lobby",
@@ -94,6 +152,18 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
         raise click.UsageError(str(exc)) from exc
     metrics = kwargs.pop("metrics_address")
     limits = RateLimits.of(
-        kwargs.pop("limit_bad_tokens"), kwargs.pop("limit_lobby"), kwargs.pop("limit_requests")
+        kwargs.pop("limit_bad_tokens"),
+        kwargs.pop("limit_lobby"),
+        kwargs.pop("limit_requests"),
+        kwargs.pop("limit_bad_tokens_total"),
     )
-    return HostingOptions(tls, limits, parse_address(metrics) if metrics else None)
+    connections = ConnectionLimits.of(
+        kwargs.pop("idle_timeout"), kwargs.pop("max_connections"), kwargs.pop("max_calls_per_address")
+    )
+    return HostingOptions(
+        tls,
+        limits,
+        parse_address(metrics) if metrics else None,
+        connections,
+        kwargs.pop("metrics_timeout"),
+    )

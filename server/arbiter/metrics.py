@@ -10,19 +10,25 @@ counts come from a gRPC server interceptor; store latency from the store writer'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import socket
+import socketserver
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Protocol
-from wsgiref.simple_server import WSGIServer
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from .match.events import ActionApplied, AutoAction, MatchEnded, MatchEvent, MatchStarted, MoveRefused
+from .security.connections import METRICS_MAX_CONNECTIONS, METRICS_REQUEST_TIMEOUT
+from .transport.calls import wrap_handler
 
 if TYPE_CHECKING:
     from .node import Arbiter
@@ -34,6 +40,10 @@ KINDS = (MatchStarted, ActionApplied, MoveRefused, MatchEnded)
 CHARGED_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 #: Seconds one store transaction takes (SQLite on a disk, PostgreSQL over a network).
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+#: The ``method`` label of every call to a method this server does not serve: the label's values
+#: are the served methods and this one, whatever paths clients make up.
+UNKNOWN_METHOD = "unknown"
 
 
 class LeaseState(IntEnum):
@@ -173,18 +183,111 @@ class ArbiterMetrics:
     def interceptor(self) -> grpc.aio.ServerInterceptor:
         return RpcCounter(self)
 
-    def serve(self, host: str, port: int) -> MetricsServer:
-        """Serve ``/metrics`` over HTTP on a thread of its own (port 0: a free one)."""
-        server, thread = start_http_server(port, host, registry=self.registry)
-        return MetricsServer(server, thread)
+    def serve(
+        self,
+        host: str,
+        port: int,
+        request_timeout: float = METRICS_REQUEST_TIMEOUT,
+        max_connections: int = METRICS_MAX_CONNECTIONS,
+    ) -> MetricsServer:
+        """Serve ``/metrics`` over HTTP on a thread of its own (port 0: a free one).
+
+        Each connection has ``request_timeout`` seconds in all; beyond ``max_connections`` at
+        once, new connections are closed unanswered."""
+        server = BoundedWSGIServer(host, port, request_timeout, max_connections)
+        server.set_app(make_wsgi_app(self.registry))
+        return MetricsServer(server)
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """One request per connection, logged nowhere; a timed-out or cut connection just ends."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Nothing: a scrape is no event, and a flood of bad requests must not fill a log."""
+
+    def parse_request(self) -> bool:
+        return super().parse_request() and not self.server.expired(self.connection)  # type: ignore[attr-defined]
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except OSError:  # TimeoutError, or the watchdog shut the socket: nothing to answer
+            self.close_connection = True
+
+
+class BoundedWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
+    """A thread per connection, as prometheus-client's server, but each connection has a deadline
+    (a watchdog thread shuts its socket when it passes) and there are at most ``max_connections``."""
+
+    daemon_threads = True
+    #: The listen backlog (socketserver's default: 5): a burst of connections waits to be accepted
+    #: (and closed at once beyond the cap) rather than in the kernel's SYN retries.
+    request_queue_size = 128
+
+    def __init__(self, host: str, port: int, request_timeout: float, max_connections: int) -> None:
+        family, _, _, _, sockaddr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        self.address_family = family
+        self.request_timeout = request_timeout
+        self.max_connections = max_connections
+        self._deadlines: dict[socket.socket, float] = {}
+        self._expired: set[socket.socket] = set()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        handler = type("Handler", (_QuietHandler,), {"timeout": request_timeout})
+        super().__init__((str(sockaddr[0]), int(sockaddr[1])), handler)
+        self._watchdog = threading.Thread(target=self._watch, name="metrics-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._lock:
+            full = len(self._deadlines) >= self.max_connections
+            if not full:
+                self._deadlines[request] = time.monotonic() + self.request_timeout
+        if full:
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._deadlines.pop(request, None)
+                self._expired.discard(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Nothing printed: what fails here is a client's connection, not the arbiter."""
+
+    def expired(self, request: socket.socket) -> bool:
+        with self._lock:
+            return request in self._expired
+
+    def _watch(self) -> None:
+        tick = min(0.25, self.request_timeout / 4)
+        while not self._stopped.wait(tick):
+            now = time.monotonic()
+            with self._lock:
+                late = [sock for sock, deadline in self._deadlines.items() if deadline <= now]
+                self._expired.update(late)
+            for sock in late:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def server_close(self) -> None:
+        self._stopped.set()
+        super().server_close()
 
 
 class MetricsServer:
     """The HTTP server of ``/metrics``."""
 
-    def __init__(self, server: WSGIServer, thread: threading.Thread) -> None:
+    def __init__(self, server: BoundedWSGIServer) -> None:
         self.server = server
-        self.thread = thread
+        self.thread = threading.Thread(target=server.serve_forever, name="metrics", daemon=True)
+        self.thread.start()
 
     @property
     def port(self) -> int:
@@ -224,29 +327,12 @@ class RpcCounter(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
-        method = str(details.method)
-        if handler is None:
-            self.metrics.rpcs_started.labels(method).inc()
-            self.metrics.rpcs_handled.labels(method, "UNIMPLEMENTED").inc()
+        if handler is None:  # a method this server does not serve: its path is not a label
+            self.metrics.rpcs_started.labels(UNKNOWN_METHOD).inc()
+            self.metrics.rpcs_handled.labels(UNKNOWN_METHOD, "UNIMPLEMENTED").inc()
             return handler
-        return _wrapped(handler, method, self.metrics)
-
-
-def _wrapped(handler: grpc.RpcMethodHandler, method: str, metrics: ArbiterMetrics) -> grpc.RpcMethodHandler:
-    for kind, make in (
-        ("unary_unary", grpc.unary_unary_rpc_method_handler),
-        ("unary_stream", grpc.unary_stream_rpc_method_handler),
-        ("stream_unary", grpc.stream_unary_rpc_method_handler),
-        ("stream_stream", grpc.stream_stream_rpc_method_handler),
-    ):
-        behaviour = getattr(handler, kind)
-        if behaviour is not None:
-            return make(
-                _counted(behaviour, method, metrics),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-    return handler  # pragma: no cover - every handler has one of the four
+        method = str(details.method)
+        return wrap_handler(handler, lambda behaviour: _counted(behaviour, method, self.metrics))
 
 
 def _counted(behaviour: Callable[..., Any], method: str, metrics: ArbiterMetrics) -> Callable[..., Any]:

@@ -44,6 +44,7 @@ from .match.events import (
 from .match.match import Match, MatchSetup, PlayedAction
 from .metrics import KINDS as METRIC_KINDS
 from .metrics import ArbiterMetrics
+from .security.connections import ConnectionLimits
 from .security.ratelimit import RateLimiter, RateLimits
 from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
@@ -74,6 +75,8 @@ class ArbiterConfig:
     resume_grace: float = RESUME_GRACE
     #: Rate limits of the bot service (server/arbiter/security/ratelimit.py; docs/protocol.md).
     rate_limits: RateLimits = field(default_factory=RateLimits)
+    #: Idle time and caps of the gRPC port's connections (server/arbiter/security/connections.py).
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 class SeekRefused(Exception):

@@ -77,6 +77,28 @@ def test_failed_token_checks_per_address_then_even_a_good_token_waits():
     assert refusals == {"bad_tokens": 1}
 
 
+def test_a_bot_that_connected_from_the_address_is_not_locked_out_by_others_wrong_tokens():
+    clock = Clock()  # frozen: nothing refills
+
+    async def scenario():
+        async with limited_server(RateLimits.of(bad_tokens=3, lobby=0, requests=0), clock) as server:
+            alice = await connect(server, "alice")  # behind the same address as the guesses
+            await alice.close()
+            bad = [await refusal(RawBot(server.address, "wrong")) for _ in range(5)]
+            alice = await connect(server, "alice")  # a valid token: checked, accepted
+            welcomed = alice.received[0].WhichOneof("kind")
+            await alice.close()
+            bob_new_here = await refusal(RawBot(server.address, TOKENS["bob"]))
+            return bad, welcomed, bob_new_here
+
+    bad, welcomed, (bob_code, bob_status) = asyncio.run(scenario())
+    codes = [code for code, _ in bad]
+    assert codes == [grpc.StatusCode.UNAUTHENTICATED] * 3 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+    assert welcomed == "welcome"
+    # A token never seen from this address waits as the guesses do (it cannot be told from one).
+    assert bob_code == grpc.StatusCode.RESOURCE_EXHAUSTED and reason_of(bob_status) == "RATE_LIMITED"
+
+
 def test_seeks_per_bot_per_minute_are_refused_with_the_wait():
     clock = Clock()
 

@@ -7,6 +7,7 @@ from arbiter.security.ratelimit import (
     RateLimiter,
     RateLimits,
     TokenBucket,
+    address_key,
     peer_address,
     retry_after_ms,
 )
@@ -94,15 +95,16 @@ def test_limits_turned_off_never_refuse():
     for _ in range(1000):
         limiter.token_check_failed("x")
         assert limiter.token_check_allowed("x") == limiter.lobby("a") == limiter.request("a") == 0.0
-    assert RateLimits.of(0, 0, 0) == RateLimits.off()
+    assert RateLimits.of(0, 0, 0, 0) == RateLimits.off()
 
 
 def test_the_defaults_are_the_documented_ones():
     limits = RateLimits()
-    assert (limits.bad_tokens, limits.lobby, limits.requests) == (
+    assert (limits.bad_tokens, limits.lobby, limits.requests, limits.bad_tokens_total) == (
         Limit(20, 60.0),
         Limit(600, 60.0),
         Limit(100, 1.0),
+        Limit(300, 60.0),
     )
 
 
@@ -132,3 +134,60 @@ def test_the_rate_limited_status_carries_the_wait_twice():
     del status.details[1]  # without RetryInfo the metadata still says it
     assert retry_delay(status) == pytest.approx(1.235)
     assert retry_after_ms(0.0) == 1 and retry_after_ms(0.0101) == 11
+
+
+def test_ipv6_peers_share_the_failed_token_checks_of_their_64():
+    limiter = RateLimiter(RateLimits.of(bad_tokens=2, lobby=0, requests=0), Clock())
+    limiter.token_check_failed("ipv6:[2001:db8:1:2::1]:4000")
+    limiter.token_check_failed("ipv6:[2001:db8:1:2:ffff::9]:4001")  # the same /64
+    assert limiter.token_check_allowed("ipv6:[2001:db8:1:2::77]:4002") == pytest.approx(30.0)
+    assert limiter.token_check_allowed("ipv6:[2001:db8:1:3::1]:4003") == 0.0  # the next /64
+    limiter.token_check_failed("ipv6:[::ffff:10.0.0.1]:5")  # IPv4 seen through IPv6 is IPv4
+    limiter.token_check_failed("ipv4:10.0.0.1:6")
+    assert limiter.token_check_allowed("ipv4:10.0.0.1:7") == pytest.approx(30.0)
+    assert limiter.token_check_allowed("ipv4:10.0.0.2:7") == 0.0
+
+
+@pytest.mark.parametrize(
+    "peer,key",
+    [
+        ("ipv4:127.0.0.1:50123", "127.0.0.1"),
+        ("ipv6:[::1]:50123", "::/64"),
+        ("ipv6:[2001:db8::7]:443", "2001:db8::/64"),
+        ("ipv6:[::ffff:192.0.2.1]:443", "192.0.2.1"),
+        ("unix:/tmp/sock", "unix:/tmp/sock"),
+        ("2001:db8::/64", "2001:db8::/64"),
+    ],
+)
+def test_a_peer_is_limited_by_its_address_or_its_ipv6_64(peer, key):
+    assert address_key(peer) == key
+
+
+def test_a_budget_across_addresses_bounds_the_checked_guesses():
+    clock = Clock()
+    limits = RateLimits.of(bad_tokens=20, lobby=0, requests=0, bad_tokens_total=30)
+    limiter = RateLimiter(limits, clock)
+    checked = 0
+    for n in range(50):  # 50 addresses, each well within its own allowance
+        address = f"ipv4:10.1.{n}.1:9"
+        while limiter.token_check_allowed(address, "guess") == 0.0 and checked < 1000:
+            limiter.token_check_failed(address)
+            checked += 1
+    assert checked == 30  # the budget across them all
+    assert limiter.token_check_allowed("ipv4:10.9.9.9:1", "guess") == pytest.approx(2.0)  # 30 a minute
+    assert limiter.refusals["bad_tokens_total"] >= 1
+    clock.now += 2.0
+    assert limiter.token_check_allowed("ipv4:10.9.9.9:1", "guess") == 0.0
+
+
+def test_a_token_that_passed_from_an_address_is_checked_whatever_failed_there():
+    clock = Clock()
+    limiter = RateLimiter(RateLimits.of(bad_tokens=2, lobby=0, requests=0, bad_tokens_total=3), clock)
+    limiter.token_check_passed("ipv4:10.0.0.1:1", "good")
+    limiter.token_check_passed("ipv6:[2001:db8::1]:1", "good6")
+    for _ in range(3):
+        limiter.token_check_failed("ipv4:10.0.0.1:2")
+    assert limiter.token_check_allowed("ipv4:10.0.0.1:3", "guess") > 0  # the address's allowance is used
+    assert limiter.token_check_allowed("ipv4:10.0.0.1:3", "good") == 0.0  # but not for its bots
+    assert limiter.token_check_allowed("ipv4:10.0.0.2:3", "good") > 0  # from elsewhere: the budget is out
+    assert limiter.token_check_allowed("ipv6:[2001:db8::5]:1", "good6") == 0.0  # the same /64

@@ -1,9 +1,14 @@
 """Rate limits: token buckets per peer address and per bot, on an injectable monotonic clock.
 
-Three limits (docs/protocol.md, "Rate limits", is their contract with bots):
+Four limits (docs/protocol.md, "Rate limits", is their contract with bots):
 
-- ``bad_tokens``: failed token checks per peer address (the IP address, not the port). When an
-  address has used its allowance, its next Play calls are refused before the token is looked at.
+- ``bad_tokens``: failed token checks per peer address (the IPv4 address, or the IPv6 /64; not
+  the port). When an address has used its allowance, its next Play calls are refused before the
+  token is looked at, except a token that has passed from that address before (its bots are not
+  locked out by the guesses of another client behind the same NAT or proxy).
+- ``bad_tokens_total``: failed token checks across all addresses (a budget that bounds the
+  guesses many addresses make together); when it is used, the same refusal, with the same
+  exception.
 - ``lobby``: seeks, ladder joins and challenges per bot.
 - ``requests``: requests per bot beyond what play needs; a move that answers the bot's pending
   turn is play and never counts, every other request does (a seek counts here and in ``lobby``).
@@ -14,8 +19,12 @@ once, then N per period. Every refusal says how long to wait for the next token.
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import math
+import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
@@ -79,30 +88,35 @@ class Limit:
 
 #: The defaults of ``arbiter serve`` (and of every Arbiter): far above what play needs.
 BAD_TOKENS_PER_MINUTE = 20
+BAD_TOKENS_TOTAL_PER_MINUTE = 300
 LOBBY_PER_MINUTE = 600
 REQUESTS_PER_SECOND = 100
 
 
 @dataclass(frozen=True)
 class RateLimits:
-    """The three limits; ``None`` turns one off."""
+    """The four limits; ``None`` turns one off."""
 
     bad_tokens: Limit | None = field(default_factory=lambda: Limit(BAD_TOKENS_PER_MINUTE, 60.0))
     lobby: Limit | None = field(default_factory=lambda: Limit(LOBBY_PER_MINUTE, 60.0))
     requests: Limit | None = field(default_factory=lambda: Limit(REQUESTS_PER_SECOND, 1.0))
+    bad_tokens_total: Limit | None = field(default_factory=lambda: Limit(BAD_TOKENS_TOTAL_PER_MINUTE, 60.0))
 
     @classmethod
-    def of(cls, bad_tokens: int, lobby: int, requests: int) -> RateLimits:
+    def of(
+        cls, bad_tokens: int, lobby: int, requests: int, bad_tokens_total: int = BAD_TOKENS_TOTAL_PER_MINUTE
+    ) -> RateLimits:
         """From the serve options' counts (0 turns a limit off)."""
         return cls(
             Limit(bad_tokens, 60.0) if bad_tokens else None,
             Limit(lobby, 60.0) if lobby else None,
             Limit(requests, 1.0) if requests else None,
+            Limit(bad_tokens_total, 60.0) if bad_tokens_total else None,
         )
 
     @classmethod
     def off(cls) -> RateLimits:
-        return cls(None, None, None)
+        return cls(None, None, None, None)
 
 
 class KeyedBuckets:
@@ -140,6 +154,30 @@ class KeyedBuckets:
         return self._bucket(key, now).take(now)
 
 
+class PassedTokens:
+    """Which tokens have passed a check from which address: a keyed hash of each (never the token),
+    the ``max_entries`` most recently seen."""
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self.max_entries = max_entries
+        self._key = secrets.token_bytes(32)
+        self._seen: OrderedDict[tuple[str, bytes], None] = OrderedDict()
+
+    def _digest(self, token: str) -> bytes:
+        return hashlib.blake2b(token.encode("utf-8"), key=self._key, digest_size=16).digest()
+
+    def add(self, address: str, token: str) -> None:
+        entry = (address, self._digest(token))
+        self._seen[entry] = None
+        self._seen.move_to_end(entry)
+        while len(self._seen) > self.max_entries:
+            self._seen.popitem(last=False)
+
+    def __contains__(self, pair: tuple[str, str]) -> bool:
+        address, token = pair
+        return (address, self._digest(token)) in self._seen
+
+
 class RateLimiter:
     """The limits of one arbiter. Each method answers 0 (go on) or the seconds to wait."""
 
@@ -149,10 +187,15 @@ class RateLimiter:
         def buckets(limit: Limit | None) -> KeyedBuckets | None:
             return None if limit is None else KeyedBuckets(limit, clock)
 
+        self.clock = clock
         self.bad_tokens = buckets(self.limits.bad_tokens)
+        total = self.limits.bad_tokens_total
+        self.bad_tokens_total = None if total is None else TokenBucket(total.rate, total.count, clock())
+        self.passed = PassedTokens()
         self.lobby_requests = buckets(self.limits.lobby)
         self.other_requests = buckets(self.limits.requests)
-        #: Refusals so far, per limit (``bad_tokens``, ``lobby``, ``requests``): the metrics read it.
+        #: Refusals so far, per limit (``bad_tokens``, ``bad_tokens_total``, ``lobby``,
+        #: ``requests``): the metrics read it.
         self.refusals: dict[str, int] = {}
 
     def _refused(self, limit: str, wait: float) -> float:
@@ -160,13 +203,30 @@ class RateLimiter:
             self.refusals[limit] = self.refusals.get(limit, 0) + 1
         return wait
 
-    def token_check_allowed(self, peer: str) -> float:
-        """Before a token check of ``peer``: 0, or the wait (its failed checks are used up)."""
-        return 0.0 if self.bad_tokens is None else self._refused("bad_tokens", self.bad_tokens.wait(peer))
+    def token_check_allowed(self, peer: str, token: str | None = None) -> float:
+        """Before a check of ``token`` from ``peer``: 0, or the wait (the failed checks of its
+        address, or of all addresses, are used up). A token that passed from that address before
+        is always checked."""
+        address = address_key(peer)
+        if token and (address, token) in self.passed:
+            return 0.0
+        if self.bad_tokens is not None:
+            wait = self._refused("bad_tokens", self.bad_tokens.wait(address))
+            if wait:
+                return wait
+        if self.bad_tokens_total is not None:
+            return self._refused("bad_tokens_total", self.bad_tokens_total.wait(self.clock()))
+        return 0.0
 
     def token_check_failed(self, peer: str) -> None:
         if self.bad_tokens is not None:
-            self.bad_tokens.take(peer)
+            self.bad_tokens.take(address_key(peer))
+        if self.bad_tokens_total is not None:
+            self.bad_tokens_total.take(self.clock())
+
+    def token_check_passed(self, peer: str, token: str) -> None:
+        """``token`` was right: from now on it is checked from that address whatever fails there."""
+        self.passed.add(address_key(peer), token)
 
     def lobby(self, bot: str) -> float:
         """A seek, join or challenge of ``bot``."""
@@ -182,6 +242,27 @@ class RateLimiter:
 def retry_after_ms(seconds: float) -> int:
     """A wait in whole milliseconds, rounded up (never 0 for a refusal)."""
     return max(1, math.ceil(seconds * 1000))
+
+
+#: IPv6 addresses are limited per network of this prefix length: one host (a home, a server, a
+#: cloud instance) is given a whole /64 and can take any address in it.
+IPV6_PREFIX = 64
+
+
+def address_key(peer: str) -> str:
+    """The key a peer is limited by: its IPv4 address, or its IPv6 /64 (``2001:db8::/64``).
+
+    An IPv4 address seen through IPv6 (``::ffff:1.2.3.4``) is that IPv4 address."""
+    host = peer_address(peer)
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # unix:..., or whatever else gRPC says
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False))
+    return host
 
 
 def peer_address(peer: str) -> str:

@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 from ..hosting.looplag import VERDICT_GRACE, LoopLagMonitor, freeze_startup_objects
 from ..node import Arbiter, ArbiterConfig
 from ..security.tls import TlsFiles
+from .calls import CallsPerAddress
 from .servicer import BotServicer
 
 #: Net new container objects between two collections of the youngest generation (Python's
@@ -118,7 +119,8 @@ async def create_server(
 
     ``tls``: serve TLS (mutual TLS when it has a client CA) instead of plain text; raises
     security.tls.TlsError when its files cannot be used. The arbiter's metrics interceptor
-    counts every call; ``interceptors`` run after it.
+    counts every call; the cap of calls per address (``config.connections``) runs next, then
+    ``interceptors``.
 
     Raises BindError when the port is out of range or already in use (by another arbiter too:
     the port is never shared, except by the workers of ``arbiter serve --processes N``:
@@ -128,9 +130,13 @@ async def create_server(
     check_port(port)
     arbiter = arbiter or Arbiter(config)
     credentials = tls.credentials() if tls is not None else None
+    limits = config.connections
+    cap = [] if limits.max_calls_per_address is None else [CallsPerAddress(limits.max_calls_per_address)]
     server = grpc.aio.server(
-        interceptors=[arbiter.metrics.interceptor(), *interceptors],
+        interceptors=[arbiter.metrics.interceptor(), *cap, *interceptors],
         options=[
+            # Idle connections closed, connections capped (security/connections.py).
+            *limits.grpc_options(),
             # Never share a port with another process (gRPC's default on Linux would split the
             # bots), but among the workers of one `arbiter serve --processes N`.
             ("grpc.so_reuseport", 1 if shared_port else 0),

@@ -22,7 +22,7 @@ from grpc_status import rpc_status
 from ..ladder.host import LadderRefused
 from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
-from ..security.ratelimit import peer_address
+from ..security.ratelimit import address_key
 from ..sessions.identity import VersionError, read_version
 from ..sessions.session import EMPTY, BotSession, Closing, Delivery
 from . import encode
@@ -92,17 +92,20 @@ class BotServicer(pb_grpc.BotServiceServicer):
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
         metadata = context.invocation_metadata()
-        peer = peer_address(context.peer() or "")
-        wait = self.arbiter.limiter.token_check_allowed(peer)
+        peer = address_key(context.peer() or "")
+        token = bearer_token(metadata)
+        limiter = self.arbiter.limiter
+        wait = limiter.token_check_allowed(peer, token)
         if wait:
             message = f"too many failed token checks from {peer}: try again in {wait:.3f} s"
             await abort_status(context, rate_limited(message, wait))
-        identity = self.arbiter.identify(bearer_token(metadata))
+        identity = self.arbiter.identify(token)
         if identity is None:
-            self.arbiter.limiter.token_check_failed(peer)
+            limiter.token_check_failed(peer)
             await abort_with(
                 context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
             )
+        limiter.token_check_passed(peer, token or "")
         if not identity.enabled:
             await abort_with(
                 context, reasons.BOT_DISABLED, f"bot {identity.name} is disabled on this arbiter"
