@@ -364,6 +364,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         records_dir=Path(records),
         rate_limits=hosting.rate_limits,
+        credential_check=hosting.credential_check,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter

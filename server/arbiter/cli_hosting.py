@@ -14,6 +14,7 @@ import click
 
 from .security.ratelimit import BAD_TOKENS_PER_MINUTE, LOBBY_PER_MINUTE, REQUESTS_PER_SECOND, RateLimits
 from .security.tls import TlsError, TlsFiles, tls_files
+from .sessions.revocation import CREDENTIAL_CHECK
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class HostingOptions:
     rate_limits: RateLimits
     #: ``--metrics HOST:PORT``: where to serve Prometheus metrics (None: nowhere).
     metrics: tuple[str, int] | None
+    #: ``--credential-check S``: seconds between two checks of the connected bots' credentials.
+    credential_check: float = CREDENTIAL_CHECK
 
 
 _FILE = click.Path(exists=True, dir_okay=False)
@@ -74,6 +77,14 @@ def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Requests per bot per second other than moves answering its turns (0: no limit).",
         ),
+        click.option(
+            "--credential-check",
+            type=click.FloatRange(min=0.05),
+            metavar="S",
+            default=CREDENTIAL_CHECK,
+            show_default=True,
+            help="Seconds between checks of the connected bots in the store (disable and rotate end calls).",
+        ),
     ]
     wrapped: Callable[..., Any] = command
     for decorator in reversed(decorators):
@@ -96,4 +107,5 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
     limits = RateLimits.of(
         kwargs.pop("limit_bad_tokens"), kwargs.pop("limit_lobby"), kwargs.pop("limit_requests")
     )
-    return HostingOptions(tls, limits, parse_address(metrics) if metrics else None)
+    metrics_at = parse_address(metrics) if metrics else None
+    return HostingOptions(tls, limits, metrics_at, kwargs.pop("credential_check"))

@@ -314,9 +314,7 @@ class Arbiter:
         identity = self.identify(token)
         return None if identity is None else identity.name
 
-    def attach(
-        self, bot_name: str, version: str = UNVERSIONED, credential: str | None = None
-    ) -> BotSession:
+    def attach(self, bot_name: str, version: str = UNVERSIONED, credential: str | None = None) -> BotSession:
         """Open a session (an older one is replaced), greet it, hand it its mail and its matches.
         ``credential``: the store's token hash the call was authenticated with (checked later)."""
         replaced = bot_name in self.sessions.sessions

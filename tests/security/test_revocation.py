@@ -47,7 +47,9 @@ async def ended(bot: LadderBot, task: asyncio.Task[None], timeout: float = 15.0)
 
 def test_disable_ends_the_open_call_and_the_bot_is_never_scheduled_again(tmp_path):
     async def scenario() -> None:
-        async with ladder_lab(sqlite(tmp_path), ["ann", "ben", "cat"], [QUICK], configure=checked_often) as lab:
+        async with ladder_lab(
+            sqlite(tmp_path), ["ann", "ben", "cat"], [QUICK], configure=checked_often
+        ) as lab:
             bots = {name: await lab.connect(name) for name in ("ann", "ben", "cat")}
             plays = {name: asyncio.create_task(bot.autoplay()) for name, bot in bots.items()}
             for bot in bots.values():
@@ -95,4 +97,3 @@ def test_the_check_interval_is_a_serve_option_with_a_default():
     from arbiter.sessions.revocation import CREDENTIAL_CHECK
 
     assert ArbiterConfig(bots=BotDirectory()).credential_check == CREDENTIAL_CHECK == 1.0
-
