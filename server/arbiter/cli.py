@@ -360,6 +360,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         records_dir=Path(records),
         rate_limits=hosting.rate_limits,
         connections=hosting.connections,
+        credential_check=hosting.credential_check,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter

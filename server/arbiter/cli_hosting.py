@@ -27,6 +27,7 @@ from .security.ratelimit import (
     RateLimits,
 )
 from .security.tls import TlsError, TlsFiles, tls_files
+from .sessions.revocation import CREDENTIAL_CHECK
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class HostingOptions:
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     #: ``--metrics-timeout``: seconds one connection to the metrics port may take.
     metrics_timeout: float = METRICS_REQUEST_TIMEOUT
+    #: ``--credential-check S``: seconds between two checks of the connected bots' credentials.
+    credential_check: float = CREDENTIAL_CHECK
 
 
 _FILE = click.Path(exists=True, dir_okay=False)
@@ -132,6 +135,14 @@ def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Requests per bot per second other than moves answering its turns (0: no limit).",
         ),
+        click.option(
+            "--credential-check",
+            type=click.FloatRange(min=0.05),
+            metavar="S",
+            default=CREDENTIAL_CHECK,
+            show_default=True,
+            help="Seconds between checks of the connected bots in the store (disable and rotate end calls).",
+        ),
     ]
     wrapped: Callable[..., Any] = command
     for decorator in reversed(decorators):
@@ -166,4 +177,5 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
         parse_address(metrics) if metrics else None,
         connections,
         kwargs.pop("metrics_timeout"),
+        kwargs.pop("credential_check"),
     )

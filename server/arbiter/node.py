@@ -49,6 +49,7 @@ from .security.ratelimit import RateLimiter, RateLimits
 from .sessions.auth import BotDirectory
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
+from .sessions.revocation import CREDENTIAL_CHECK, CredentialWatch
 from .sessions.session import BotSession
 from .store import SqlStore, StoreError
 from .transport.encode import ladder_joined, welcome
@@ -77,6 +78,9 @@ class ArbiterConfig:
     rate_limits: RateLimits = field(default_factory=RateLimits)
     #: Idle time and caps of the gRPC port's connections (server/arbiter/security/connections.py).
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    #: Seconds between two checks of the connected bots' tokens and enabled flags in the store:
+    #: a disabled or rotated bot's calls end at the next one (sessions/revocation.py).
+    credential_check: float = CREDENTIAL_CHECK
 
 
 class SeekRefused(Exception):
@@ -162,6 +166,12 @@ class Arbiter:
         self._mover: asyncio.Task[None] | None = None
         #: A worker of ``arbiter serve --processes N``: its part (docs/processes.md); else None.
         self.workers: WorkerRole | None = None
+        #: With a store: ends the sessions of bots disabled or rotated there (``start_watching``).
+        self.credentials: CredentialWatch | None = None
+        if store is not None:
+            self.credentials = CredentialWatch(
+                self.sessions, store.credentials, self.revoke, config.credential_check
+            )
 
     # --- the cluster --------------------------------------------------------------------------
     def join_cluster(self, member: ClusterMember, on_lost: Callable[[], None]) -> None:
@@ -271,24 +281,48 @@ class Arbiter:
                 session.send(_joined_or_refused(self.ladders, session, ladder, slots))
 
     # --- sessions -----------------------------------------------------------------------------
+    def start_watching(self) -> None:
+        """Start the credential checks (call on the running loop; the server does)."""
+        if self.credentials is not None:
+            self.credentials.start()
+
+    def revoke(self, session: BotSession, reason: str, message: str) -> None:
+        """End ``session`` (its bot was disabled or its token rotated): the call ends with
+        ``reason``, and the bot leaves its seeks and ladders at once (it is scheduled no more)."""
+        session.close(reason, message)
+        self.detach(session)
+
     def identify(self, token: str | None) -> BotIdentity | None:
         if self.cluster is not None and self.store is not None and token and token.startswith("jt1."):
-            name = self.cluster.identify(token)
-            row = None if name is None else self.store.get_bot(name)
-            return None if row is None else BotIdentity(row.name, row.enabled)
+            return self._identify_join_token(token)
         if self.config.bot_store is not None:
             return self.config.bot_store.identify(token)
         name = self.config.bots.authenticate(token)
         return None if name is None else BotIdentity(name)
 
+    def _identify_join_token(self, token: str) -> BotIdentity | None:
+        """The bot a join token names, if it is still good: made for this node, not expired, not
+        used before, and made while the bot had the token the store has now (a rotate kills it)."""
+        assert self.cluster is not None and self.store is not None
+        store = self.store
+
+        def credential_of(bot: str) -> str | None:
+            found = store.credentials([bot]).get(bot)
+            return None if found is None else found.token_hash
+
+        name = self.cluster.identify(token, credential_of)
+        found = None if name is None else store.credentials([name]).get(name)
+        return None if found is None else BotIdentity(found.name, found.enabled, found.token_hash)
+
     def authenticate(self, token: str | None) -> str | None:
         identity = self.identify(token)
         return None if identity is None else identity.name
 
-    def attach(self, bot_name: str, version: str = UNVERSIONED) -> BotSession:
-        """Open a session (an older one is replaced), greet it, hand it its mail and its matches."""
+    def attach(self, bot_name: str, version: str = UNVERSIONED, credential: str | None = None) -> BotSession:
+        """Open a session (an older one is replaced), greet it, hand it its mail and its matches.
+        ``credential``: the store's token hash the call was authenticated with (checked later)."""
         replaced = bot_name in self.sessions.sessions
-        session = self.sessions.open(bot_name, version)
+        session = self.sessions.open(bot_name, version, credential)
         if replaced:
             self.matchmaker.remove_bot(bot_name)
             if self.ladders is not None:
@@ -472,6 +506,8 @@ class Arbiter:
     async def shutdown(self, grace: float) -> None:
         """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
         self.stopping = True
+        if self.credentials is not None:
+            self.credentials.stop()
         self.matchmaker.clear()
         if self.workers is not None:
             self.workers.stop()

@@ -121,12 +121,18 @@ class Lab:
 
 @contextlib.asynccontextmanager
 async def serving(
-    store_url: str, tokens: dict[str, str] | None = None, flag_bots: dict[str, str] | None = None
+    store_url: str,
+    tokens: dict[str, str] | None = None,
+    flag_bots: dict[str, str] | None = None,
+    configure: Callable[[ArbiterConfig], None] | None = None,
 ) -> AsyncIterator[Lab]:
     """An arbiter serving on the store at ``store_url`` as it is (``tokens``: the bots' tokens).
-    ``flag_bots``: bots as ``serve --bot NAME=TOKEN`` gives them (tried before the store's)."""
+    ``flag_bots``: bots as ``serve --bot NAME=TOKEN`` gives them (tried before the store's).
+    ``configure``: changes the arbiter's configuration before it is built (a serve option)."""
     store = SqlStore(store_url)
     config = ArbiterConfig(bots=BotDirectory())
+    if configure is not None:
+        configure(config)
     if flag_bots:
         for name, token in flag_bots.items():
             config.bots.add(name, token)
@@ -151,6 +157,7 @@ async def ladder_lab(
     bots: Sequence[str],
     ladders: Sequence[LadderConfig] = (TORRENT_5,),
     flag_bots: dict[str, str] | None = None,
+    configure: Callable[[ArbiterConfig], None] | None = None,
 ) -> AsyncIterator[Lab]:
     """A store with ``bots`` registered and ``ladders`` added, and an arbiter serving on it."""
     store = SqlStore(store_url)
@@ -159,7 +166,7 @@ async def ladder_lab(
     for ladder in ladders:
         store.add_ladder(ladder)
     store.close()
-    async with serving(store_url, tokens, flag_bots) as lab:
+    async with serving(store_url, tokens, flag_bots, configure) as lab:
         yield lab
 
 

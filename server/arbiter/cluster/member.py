@@ -12,7 +12,7 @@ import structlog
 
 from ..store import SqlStore, StoreError
 from .registry import LIVE, Host, NodeRegistry, TakenOver
-from .tokens import make_join_token, read_join_token
+from .tokens import UsedTokens, make_join_token, read_join_token
 
 log = structlog.get_logger("arbiter")
 
@@ -84,6 +84,8 @@ class ClusterMember:
         self.lost = False
         #: The ladders this node knows it hosts (its in-memory ladder state is fresh for them).
         self.hosted: set[str] = set()
+        #: The join tokens this node accepted, until they expire (each is good once).
+        self.used_tokens = UsedTokens()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -187,11 +189,20 @@ class ClusterMember:
 
     # --- join tokens --------------------------------------------------------------------------
     def join_token(self, bot: str, epoch: int) -> str:
-        return make_join_token(self.secret, bot, epoch, self.wall() + self.settings.join_token_ttl)
+        """A join token for ``bot`` on the node of ``epoch``, bound to the bot's token now."""
+        found = self.store.credentials([bot]).get(bot)
+        credential = "" if found is None else found.token_hash
+        expires = self.wall() + self.settings.join_token_ttl
+        return make_join_token(self.secret, bot, epoch, expires, credential)
 
-    def identify(self, token: str) -> str | None:
-        """The bot a join token for this node names, or None."""
-        return read_join_token(self.secret, token, self.epoch, self.wall())
+    def identify(self, token: str, credential_of: Callable[[str], str | None]) -> str | None:
+        """The bot a join token for this node names, or None; a token is accepted once.
+        ``credential_of``: the bot's token hash in the store now (a rotate kills its tokens)."""
+        now = self.wall()
+        bot = read_join_token(self.secret, token, self.epoch, now, credential_of)
+        if bot is None or not self.used_tokens.use(token, now):
+            return None
+        return bot
 
     def _placement(self, bot: str, host: Host, reason: str, ladder: str = "") -> Placement:
         token = self.join_token(bot, host.epoch)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import structlog
 from arbiter_wire.v1 import bot_service_pb2 as pb
 
-from ..sessions.auth import BotDirectory
+from ..sessions.auth import BotDirectory, hash_token
 from ..sessions.identity import BotIdentity
 from ..sessions.registry import MemoryMailbox
 from ..store import SqlStore, StoreError
@@ -27,7 +27,8 @@ class StoreBots:
         if not token:
             return None
         row = self.store.authenticate(token)
-        return None if row is None else BotIdentity(row.name, row.enabled)
+        # The hash it matched is the credential a rotate replaces (sessions/revocation.py).
+        return None if row is None else BotIdentity(row.name, row.enabled, hash_token(token))
 
 
 class BotsFromFlagsThenStore:

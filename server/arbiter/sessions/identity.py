@@ -13,6 +13,9 @@ from arbiter_wire.text import version_problem
 class BotIdentity:
     name: str
     enabled: bool = True
+    #: The hash of the bot's token in the store when the call was authenticated (a join token
+    #: names it too); None for a bot of the ``--bot`` flags or a tokens file (never rotated).
+    credential: str | None = None
 
 
 class BotStore(Protocol):

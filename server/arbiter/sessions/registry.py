@@ -48,13 +48,14 @@ class SessionRegistry:
         self.sessions: dict[str, BotSession] = {}
         self.mailbox: Mailbox = mailbox or MemoryMailbox()
 
-    def open(self, bot_name: str, version: str) -> BotSession:
-        """A new session for ``bot_name`` playing as ``version``; an older one is closed (REPLACED)."""
+    def open(self, bot_name: str, version: str, credential: str | None = None) -> BotSession:
+        """A new session for ``bot_name`` playing as ``version``; an older one is closed (REPLACED).
+        ``credential``: the store's token hash it was opened with (see ``BotSession``)."""
         old = self.sessions.get(bot_name)
         if old is not None:
             old.close(reasons.REPLACED, "another connection with this bot's token replaced this one")
             log.info("session_replaced", bot=bot_name, session=old.id)
-        session = BotSession(bot_name, version)
+        session = BotSession(bot_name, version, credential=credential)
         self.sessions[bot_name] = session
         return session
 

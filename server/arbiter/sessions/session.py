@@ -72,10 +72,17 @@ class BotSession:
     ``limit_bytes`` of replies unread loses the session (RESOURCE_EXHAUSTED)."""
 
     def __init__(
-        self, bot_name: str, version: str = UNVERSIONED, limit_bytes: int = OUTBOX_BYTES_LIMIT
+        self,
+        bot_name: str,
+        version: str = UNVERSIONED,
+        limit_bytes: int = OUTBOX_BYTES_LIMIT,
+        credential: str | None = None,
     ) -> None:
         self.bot_name = bot_name
         self.version = version
+        #: The store's token hash this session was opened with (``identity.BotIdentity``): the
+        #: session ends once the store has another (a rotate). None: not checked.
+        self.credential = credential
         self.id = uuid.uuid4().hex[:12]
         self.limit_bytes = limit_bytes
         self.queued_bytes = 0

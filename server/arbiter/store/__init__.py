@@ -5,6 +5,7 @@ One implementation, ``SqlStore``, on SQLite (the default: ``arbiter.db``) or Pos
 
 from .engine import default_url
 from .rows import (
+    BotCredential,
     BotRow,
     FencedWrite,
     MatchResult,
@@ -22,6 +23,7 @@ from .rows import (
 from .sql import SqlStore, open_store
 
 __all__ = [
+    "BotCredential",
     "BotRow",
     "FencedWrite",
     "MatchResult",

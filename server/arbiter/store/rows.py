@@ -49,6 +49,16 @@ class BotRow:
 
 
 @dataclass(frozen=True)
+class BotCredential:
+    """What a running arbiter checks of a connected bot: its token's hash and whether it is enabled
+    (a rotate changes the one, ``bots disable`` the other)."""
+
+    name: str
+    token_hash: str
+    enabled: bool
+
+
+@dataclass(frozen=True)
 class MatchStart:
     """What is known of a match when it starts: enough to resume it after a restart."""
 

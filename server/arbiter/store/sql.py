@@ -7,7 +7,7 @@ nothing. Times are epoch seconds.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +26,7 @@ from . import convert, migrate
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
 from .rows import (
+    BotCredential,
     BotResult,
     BotRow,
     FencedWrite,
@@ -46,6 +47,8 @@ from .schema import RatingUpdate as RatingUpdateModel
 
 #: PostgreSQL advisory lock that serialises the numbering of finished matches.
 SEQUENCE_LOCK = 0x41524249
+#: Bot names per query of ``credentials`` (well under SQLite's limit of bound parameters).
+CREDENTIALS_PER_QUERY = 500
 
 
 class SqlStore:
@@ -154,6 +157,18 @@ class SqlStore:
         with self._read() as session:
             bot = session.scalars(select(Bot).where(Bot.token_hash == hash_token(token))).first()
             return None if bot is None else convert.bot_row(bot)
+
+    def credentials(self, names: Collection[str]) -> dict[str, BotCredential]:
+        """The token hash and enabled flag of each of ``names`` that is registered."""
+        found: dict[str, BotCredential] = {}
+        wanted = sorted(set(names))
+        with self._read() as session:
+            for start in range(0, len(wanted), CREDENTIALS_PER_QUERY):
+                chunk = wanted[start : start + CREDENTIALS_PER_QUERY]
+                query = select(Bot.name, Bot.token_hash, Bot.enabled).where(Bot.name.in_(chunk))
+                for name, token_hash, enabled in session.execute(query):
+                    found[name] = BotCredential(name, token_hash, enabled)
+        return found
 
     # --- ladders ------------------------------------------------------------------------------
     def add_ladder(self, config: LadderConfig) -> None:

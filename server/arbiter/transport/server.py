@@ -190,6 +190,7 @@ async def create_server(
     arbiter.hosting.lag = loop_lag.lag
     arbiter.hosting.verdict_grace = VERDICT_GRACE
     arbiter.restore_from_store()
+    arbiter.start_watching()
     freeze_startup_objects()
     collect_young_objects_less_often()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

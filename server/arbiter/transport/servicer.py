@@ -118,7 +118,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
         if placement is not None:  # a cluster: the bot's matches run on another node
             await context.write(encode.redirect(placement))
             return
-        session = self.arbiter.attach(identity.name, version)
+        session = self.arbiter.attach(identity.name, version, identity.credential)
         reader = asyncio.create_task(self._read(context, session))
         take, wait_for_item = session.take, session.wait
         write = context.write
