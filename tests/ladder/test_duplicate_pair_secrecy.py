@@ -118,7 +118,11 @@ def test_a_slowed_leg_learns_nothing_of_its_seed_from_the_other(store_url):
                         message = await probe.get()
                         if message.WhichOneof("kind") == "match_ended":
                             ended_here.append(message)
-                    await eventually(lambda n=before: len(victim_ended) >= n + 2, timeout=30.0)
+
+                    def both_told(n: int = before + 2) -> bool:
+                        return len(victim_ended) >= n
+
+                    await eventually(both_told, timeout=30.0)
                 else:
                     raise AssertionError(f"no pair of {PAIRS_TRIED} waited for the prober")
                 del victim_ended[:before]
