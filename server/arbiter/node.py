@@ -144,7 +144,10 @@ class Arbiter:
             self.bus.subscribe(self.ladders, [MatchEnded])
         # ActionApplied is for no seat (the next TurnIssued or MatchEnded carries the position).
         seat_kinds = [MatchStarted, SeatResumed, TurnIssued, MoveRefused, MoveAcknowledged, MatchEnded]
-        self.bus.subscribe(SeatRouter(self.sessions, self.writer), seat_kinds)
+        # A bot's slot is taken until it has been told the result (the writer holds the
+        # MatchEnded until the result is committed): never more matches at once than it asked for.
+        self.hosting.hold_slots_until_told = True
+        self.bus.subscribe(SeatRouter(self.sessions, self.writer, self.hosting.told), seat_kinds)
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:
             self.bus.subscribe(self.records, [MatchEnded])

@@ -64,6 +64,13 @@ class MatchHosting:
         #: leg of a seed has ended (``_emit``).
         self.legs: dict[bytes, set[str]] = {}
         self.held: dict[bytes, list[MatchEnded]] = {}
+        #: Whether a bot's slot stays taken by an ended match until its bots have been told the
+        #: result (``told``; the node's seat router calls it). Off: the slot frees at the end.
+        self.hold_slots_until_told = False
+        #: Ended matches whose MatchEnded has not reached their bots yet: bot -> match id -> ladder.
+        self.untold: dict[str, dict[str, str | None]] = {}
+        #: Called with each MatchEnded once its bots have been told (their slots are free then).
+        self.on_told: list[Callable[[MatchEnded], None]] = []
         self.started = 0
         self.all_done = asyncio.Event()
         self.all_done.set()
@@ -154,6 +161,8 @@ class MatchHosting:
             ids = self.by_bot.get(name)
             if ids is not None:
                 ids.discard(event.facts.match_id)
+            if self.hold_slots_until_told:
+                self.untold.setdefault(name, {})[event.facts.match_id] = event.facts.ladder
         end = event.end
         log.info(
             "match_ended",
@@ -209,13 +218,31 @@ class MatchHosting:
                 log.info("match_resumed_after_restart", match_id=match.id)
                 match.wake()
 
+    def told(self, event: MatchEnded) -> None:
+        """The bots of ``event`` have been handed its MatchEnded (their live session's outbox, or
+        their mailbox): the match no longer takes their slots."""
+        match_id = event.facts.match_id
+        for name in set(event.facts.bots.values()):
+            untold = self.untold.get(name)
+            if untold is not None:
+                untold.pop(match_id, None)
+                if not untold:
+                    del self.untold[name]
+        for listener in self.on_told:
+            listener(event)
+
     def count_running(self, bot_name: str, ladder: str) -> int:
-        """The bot's running matches on ``ladder``."""
-        return sum(
+        """The slots the bot's matches take on ``ladder``: those running, and those ended whose
+        result the bot has not been told yet (a bot never hears of more matches at once)."""
+        running = sum(
             1
             for match_id in self.by_bot.get(bot_name, ())
             if (match := self.matches.get(match_id)) is not None and match.facts.ladder == ladder
         )
+        untold = self.untold.get(bot_name)
+        if untold:
+            running += sum(1 for name in untold.values() if name == ladder)
+        return running
 
     def running_ids(self, bot_name: str) -> list[str]:
         return sorted(self.by_bot.get(bot_name, ()))

@@ -167,6 +167,7 @@ class LadderHost:
         self.sink = sink
         self.hosting = hosting
         self.connected = connected
+        hosting.on_told.append(self.told)
         self.rng = rng or random.Random()
         self.now = now
         self.wall = wall
@@ -340,6 +341,18 @@ class LadderHost:
                 ladder.joined.pop(bot, None)
                 log.warning("ladder_paused", ladder=ladder.config.name, bot=bot, reason=result.paused[bot])
         # After the other listeners have heard of this end (the bots get MatchEnded first).
+        asyncio.get_running_loop().call_soon(self.schedule, ladder.config.name)
+
+    def told(self, event: MatchEnded) -> None:
+        """The bots of a ladder match have been told its result: its slots are free now."""
+        name = event.facts.ladder
+        ladder = self.ladders.get(name) if name is not None else None
+        if ladder is None:
+            return
+        for bot in set(event.facts.bots.values()):
+            joined = ladder.joined.get(bot)
+            if joined is not None:
+                joined.running = self.hosting.count_running(bot, ladder.config.name)
         asyncio.get_running_loop().call_soon(self.schedule, ladder.config.name)
 
     def count(self, ladder: _Ladder, event: MatchEnded) -> LadderResult:

@@ -55,6 +55,10 @@ class SessionRegistry:
         if old is not None:
             old.close(reasons.REPLACED, "another connection with this bot's token replaced this one")
             log.info("session_replaced", bot=bot_name, session=old.id)
+            # Results not yet written to the old stream (perhaps a dead connection) are the new
+            # one's: its Welcome lists them with the rest of the mailbox.
+            for message in old.results_left():
+                self.mailbox.put(bot_name, message)
         session = BotSession(bot_name, version, credential=credential)
         self.sessions[bot_name] = session
         return session
@@ -68,18 +72,22 @@ class SessionRegistry:
     def close(self, session: BotSession) -> bool:
         """Forget ``session``; True when it was the bot's live one."""
         session.closed = True
-        if self.sessions.get(session.bot_name) is session:
+        live = self.sessions.get(session.bot_name) is session
+        if live:
             del self.sessions[session.bot_name]
             log.info("session_closed", bot=session.bot_name, session=session.id)
-            return True
-        return False
+        # Results it was never sent go to the bot's next session, or wait in its mailbox.
+        for message in session.results_left():
+            self.send(session.bot_name, message)
+        return live
 
     def send(self, bot_name: str, message: Response, on_sent: Callable[[], None] | None = None) -> None:
         """To the bot's live session; a MatchEnded for an absent bot waits in its mailbox."""
         session = self.sessions.get(bot_name)
-        if session is not None:
+        if session is not None and not session.closed:
             session.send(message, on_sent)
         elif isinstance(message, pb.PlayResponse) and message.HasField("match_ended"):
+            # No session, or one that is ending (replaced, revoked, overflowing): the mailbox.
             self.mailbox.put(bot_name, message)
 
     def close_all(self, reason: str, message: str) -> None:

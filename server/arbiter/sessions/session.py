@@ -67,6 +67,22 @@ def drop_gradually(items: deque[tuple[OutboxItem, int]]) -> None:
             items.clear()
 
 
+def _is_result(item: OutboxItem) -> bool:
+    message = item.message if type(item) is Delivery else item
+    return type(message) is pb.PlayResponse and message.HasField("match_ended")
+
+
+def _results(items: deque[tuple[OutboxItem, int]]) -> list[pb.PlayResponse]:
+    """The MatchEnded messages among ``items``, in order."""
+    found: list[pb.PlayResponse] = []
+    for item, _ in items:
+        if _is_result(item):
+            message = item.message if type(item) is Delivery else item
+            assert type(message) is pb.PlayResponse
+            found.append(message)
+    return found
+
+
 class BotSession:
     """One open Play stream of a bot. ``send`` never blocks; a bot that leaves more than
     ``limit_bytes`` of replies unread loses the session (RESOURCE_EXHAUSTED)."""
@@ -91,6 +107,8 @@ class BotSession:
         self._outbox: deque[tuple[OutboxItem, int]] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self.closed = False
+        #: MatchEnded messages taken out of a dropped outbox.
+        self._kept: list[pb.PlayResponse] = []
 
     def send(self, message: Response, on_sent: Callable[[], None] | None = None) -> None:
         if self.closed:
@@ -98,6 +116,8 @@ class BotSession:
         size = message.ByteSize()
         if self.queued_bytes + size > self.limit_bytes:
             # The bot sends faster than it reads its replies: drop them and close the session.
+            # Its results are kept (``results_left``): they wait in its mailbox.
+            self._kept.extend(_results(self._outbox))
             drop_gradually(self._outbox)
             self._outbox = deque()
             self.queued_bytes = 0
@@ -141,6 +161,19 @@ class BotSession:
         item, size = outbox.popleft()
         self.queued_bytes -= size
         return item
+
+    def put_back(self, item: OutboxItem | Empty) -> None:
+        """Return ``item`` to the front of the outbox (the transport could not write it)."""
+        if item is not None and item is not EMPTY and not isinstance(item, Closing):
+            self._outbox.appendleft((item, 0))
+
+    def results_left(self) -> list[pb.PlayResponse]:
+        """The MatchEnded messages never written to the stream, taken out of the outbox (the
+        session is over: they go to the bot's next session or its mailbox)."""
+        kept = self._kept + _results(self._outbox)
+        self._kept = []
+        self._outbox = deque((item, size) for item, size in self._outbox if not _is_result(item))
+        return kept
 
     def wait(self) -> asyncio.Future[None]:
         """A future that is done once something is put in the outbox."""

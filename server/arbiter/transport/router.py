@@ -21,9 +21,16 @@ class EndGate(Protocol):
 class SeatRouter:
     """Sends what a match tells its seats to the bots in those seats (or their mailboxes)."""
 
-    def __init__(self, sessions: SessionRegistry, gate: EndGate | None = None) -> None:
+    def __init__(
+        self,
+        sessions: SessionRegistry,
+        gate: EndGate | None = None,
+        told: Callable[[MatchEnded], None] | None = None,
+    ) -> None:
         self.sessions = sessions
         self.gate = gate
+        #: Called once a MatchEnded has been handed to its bots (``MatchHosting.told``).
+        self.told = told
 
     def __call__(self, event: MatchEvent) -> None:
         if type(event) is TurnIssued:  # the hot path (one per move): one seat, the Turn's bytes
@@ -41,3 +48,5 @@ class SeatRouter:
             if message is not None:
                 on_sent = event.delivered if isinstance(event, TurnIssued) else None
                 self.sessions.send(bots[seat], message, on_sent)
+        if self.told is not None and type(event) is MatchEnded:
+            self.told(event)

@@ -24,7 +24,7 @@ from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import address_key
 from ..sessions.identity import VersionError, read_version
-from ..sessions.session import EMPTY, BotSession, Closing, Delivery
+from ..sessions.session import EMPTY, BotSession, Closing, Delivery, Empty, OutboxItem
 from . import encode
 
 log = structlog.get_logger("arbiter")
@@ -122,6 +122,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
         reader = asyncio.create_task(self._read(context, session))
         take, wait_for_item = session.take, session.wait
         write = context.write
+        item: OutboxItem | Empty = EMPTY
         try:
             while True:
                 item = take()
@@ -139,6 +140,9 @@ class BotServicer(pb_grpc.BotServiceServicer):
                 if isinstance(item, Closing):
                     await abort_with(context, item.reason, item.message)
                 await write(item)
+        except BaseException:
+            session.put_back(item)  # the call ended before it was written (a result is kept)
+            raise
         finally:
             reader.cancel()
             self.arbiter.detach(session)
