@@ -361,6 +361,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         rate_limits=hosting.rate_limits,
         connections=hosting.connections,
         credential_check=hosting.credential_check,
+        max_matches_per_bot=hosting.max_matches_per_bot,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter

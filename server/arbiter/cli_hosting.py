@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from .hosting.host import MAX_MATCHES_PER_BOT
 from .security.connections import (
     IDLE_SECONDS,
     MAX_CALLS_PER_ADDRESS,
@@ -23,6 +24,7 @@ from .security.ratelimit import (
     BAD_TOKENS_PER_MINUTE,
     BAD_TOKENS_TOTAL_PER_MINUTE,
     LOBBY_PER_MINUTE,
+    PLAY_CALLS_PER_MINUTE,
     REQUESTS_PER_SECOND,
     RateLimits,
 )
@@ -42,6 +44,8 @@ class HostingOptions:
     metrics_timeout: float = METRICS_REQUEST_TIMEOUT
     #: ``--credential-check S``: seconds between two checks of the connected bots' credentials.
     credential_check: float = CREDENTIAL_CHECK
+    #: ``--max-matches-per-bot N``: the most matches one bot holds at once on a node.
+    max_matches_per_bot: int = MAX_MATCHES_PER_BOT
 
 
 _FILE = click.Path(exists=True, dir_okay=False)
@@ -120,6 +124,22 @@ def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Failed token checks from all addresses together per minute (0: no limit).",
         ),
         click.option(
+            "--limit-play-calls",
+            type=click.IntRange(min=0),
+            metavar="N",
+            default=PLAY_CALLS_PER_MINUTE,
+            show_default=True,
+            help="Play calls one bot may open per minute (each replaces its open call; 0: no limit).",
+        ),
+        click.option(
+            "--max-matches-per-bot",
+            type=click.IntRange(min=1),
+            metavar="N",
+            default=MAX_MATCHES_PER_BOT,
+            show_default=True,
+            help="Matches one bot holds at once on this node, over all its ladders, seeks and challenges.",
+        ),
+        click.option(
             "--limit-lobby",
             type=click.IntRange(min=0),
             metavar="N",
@@ -167,6 +187,7 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
         kwargs.pop("limit_lobby"),
         kwargs.pop("limit_requests"),
         kwargs.pop("limit_bad_tokens_total"),
+        kwargs.pop("limit_play_calls"),
     )
     connections = ConnectionLimits.of(
         kwargs.pop("idle_timeout"), kwargs.pop("max_connections"), kwargs.pop("max_calls_per_address")
@@ -178,4 +199,5 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
         connections,
         kwargs.pop("metrics_timeout"),
         kwargs.pop("credential_check"),
+        kwargs.pop("max_matches_per_bot"),
     )

@@ -23,7 +23,7 @@ from .cluster.matchmaker import ClusterMatchmaker
 from .cluster.registry import TakenOver
 from .cluster.seeks import SeekTable
 from .hosting import EventBus, Listener, MatchHosting
-from .hosting.host import RESUME_GRACE
+from .hosting.host import MAX_MATCHES_PER_BOT, RESUME_GRACE
 from .hosting.persistence import StoreWriter
 from .hosting.records import RecordWriter
 from .ladder.adapters import BotsFromFlagsThenStore, StoreBots, StoreLadders, StoreMailbox
@@ -81,6 +81,8 @@ class ArbiterConfig:
     #: Seconds between two checks of the connected bots' tokens and enabled flags in the store:
     #: a disabled or rotated bot's calls end at the next one (sessions/revocation.py).
     credential_check: float = CREDENTIAL_CHECK
+    #: The most matches one bot holds at once here, over ladders, seeks and challenges.
+    max_matches_per_bot: int = MAX_MATCHES_PER_BOT
 
 
 class SeekRefused(Exception):
@@ -147,6 +149,7 @@ class Arbiter:
         # A bot's slot is taken until it has been told the result (the writer holds the
         # MatchEnded until the result is committed): never more matches at once than it asked for.
         self.hosting.hold_slots_until_told = True
+        self.hosting.max_per_bot = config.max_matches_per_bot
         self.bus.subscribe(SeatRouter(self.sessions, self.writer, self.hosting.told), seat_kinds)
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:
@@ -454,8 +457,15 @@ class Arbiter:
                 reasons.BAD_REQUEST,
                 "a time control needs a base time or a per-decision cap (untimed matches could stall)",
             )
-        if self.matchmaker.open_seeks(bot_name) >= SEEK_LIMIT:
+        open_seeks = self.matchmaker.open_seeks(bot_name)
+        if open_seeks >= SEEK_LIMIT:
             raise SeekRefused(reasons.RESOURCE_EXHAUSTED, f"at most {SEEK_LIMIT} open seeks per bot")
+        if open_seeks >= self.hosting.free_for(bot_name):  # each open seek may become a match
+            raise SeekRefused(
+                reasons.RESOURCE_EXHAUSTED,
+                f"bot {bot_name} holds {self.hosting.taken_slots(bot_name)} matches and {open_seeks} "
+                f"open seeks: at most {self.hosting.max_per_bot} matches per bot on this arbiter",
+            )
         key = SeekKey.of(game_name, options, control or self.config.default_control)
         limit = self.config.max_matches
         may_pair = limit is None or self.hosting.started < limit

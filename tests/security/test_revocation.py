@@ -5,6 +5,7 @@ at its next credential check. Over the real protocol, on a SQLite store."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -55,10 +56,11 @@ def test_disable_ends_the_open_call_and_the_bot_is_never_scheduled_again(tmp_pat
             # INTERNAL "Internal error from Core" instead of the server's status when a write
             # meets the end of the call (grpc/grpc#36066), and this checks what the server sent.
             answering = {"ann": True}
-            plays = {
-                name: asyncio.create_task(bot.autoplay(lambda _, n=name: answering.get(n, True)))
-                for name, bot in bots.items()
-            }
+
+            def answers(name: str) -> Callable[[int], bool]:
+                return lambda _: answering.get(name, True)
+
+            plays = {name: asyncio.create_task(bot.autoplay(answers(name))) for name, bot in bots.items()}
             for bot in bots.values():
                 await bot.join(QUICK.name, max_concurrent=2)
             await lab.watch.until(lambda w: len(w.started_for("ann")) >= 2)

@@ -20,6 +20,9 @@ log = structlog.get_logger("arbiter")
 
 #: Finished matches kept in memory so that late answers and retries still find them.
 RECENT_LIMIT = 1000
+#: The most matches one bot holds at once on a node, over its ladders, seeks and challenges
+#: (``arbiter serve --max-matches-per-bot``).
+MAX_MATCHES_PER_BOT = 32
 #: After a restart, how long a rebuilt match waits for both of its bots before it is aborted.
 RESUME_GRACE = 60.0
 
@@ -67,6 +70,9 @@ class MatchHosting:
         #: Whether a bot's slot stays taken by an ended match until its bots have been told the
         #: result (``told``; the node's seat router calls it). Off: the slot frees at the end.
         self.hold_slots_until_told = False
+        #: The most matches one bot holds at once (``taken_slots``); the ladders and the lobby
+        #: start none beyond it.
+        self.max_per_bot = MAX_MATCHES_PER_BOT
         #: Ended matches whose MatchEnded has not reached their bots yet: bot -> match id -> ladder.
         self.untold: dict[str, dict[str, str | None]] = {}
         #: Called with each MatchEnded once its bots have been told (their slots are free then).
@@ -231,6 +237,10 @@ class MatchHosting:
         for listener in self.on_told:
             listener(event)
 
+    def free_for(self, bot_name: str) -> int:
+        """How many more matches the bot may hold under the cap per bot."""
+        return max(0, self.max_per_bot - self.taken_slots(bot_name))
+
     def count_running(self, bot_name: str, ladder: str) -> int:
         """The slots the bot's matches take on ``ladder``: those running, and those ended whose
         result the bot has not been told yet (a bot never hears of more matches at once)."""
@@ -243,6 +253,11 @@ class MatchHosting:
         if untold:
             running += sum(1 for name in untold.values() if name == ladder)
         return running
+
+    def taken_slots(self, bot_name: str) -> int:
+        """Every match the bot holds a slot in, on any ladder or none: running, or ended with its
+        result not yet told to the bot (``--max-matches-per-bot`` caps this)."""
+        return len(self.by_bot.get(bot_name, ())) + len(self.untold.get(bot_name, ()))
 
     def running_ids(self, bot_name: str) -> list[str]:
         return sorted(self.by_bot.get(bot_name, ()))

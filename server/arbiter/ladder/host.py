@@ -140,12 +140,13 @@ def termination_of(event: MatchEnded, connected: Callable[[str], bool]) -> Termi
     return Termination.GAME_END
 
 
-def _offered_slots(config: LadderConfig, joined: _Joined) -> int:
-    """The free slots the scheduler is offered. On a duplicate-pairs ladder a bot that can play
-    two at once is offered its free slots in twos: a single free slot waits for the other (a
-    leg still running) instead of going to a single match, which after the first pairs would
-    be nearly every match (the legs of a pair end at different moments)."""
-    free = joined.max_concurrent - joined.running
+def _offered_slots(config: LadderConfig, joined: _Joined, free_overall: int) -> int:
+    """The free slots the scheduler is offered: the ladder's, within what the cap per bot leaves
+    (``free_overall``). On a duplicate-pairs ladder a bot that can play two at once is offered
+    its free slots in twos: a single free slot waits for the other (a leg still running) instead
+    of going to a single match, which after the first pairs would be nearly every match (the
+    legs of a pair end at different moments)."""
+    free = min(joined.max_concurrent - joined.running, free_overall)
     if config.duplicate_pairs and joined.max_concurrent >= 2 and free > 0:
         free -= free % 2
     return free
@@ -252,6 +253,12 @@ class LadderHost:
             )
         if me.running >= me.max_concurrent or them.running >= them.max_concurrent:
             raise LadderRefused(reasons.CHALLENGE_REFUSED, "no free slot for another match right now")
+        for who in (bot, opponent):
+            if not self.hosting.free_for(who):
+                raise LadderRefused(
+                    reasons.RESOURCE_EXHAUSTED,
+                    f"{who} already holds {self.hosting.max_per_bot} matches, the most per bot here",
+                )
         sent = [t for t in ladder.challenges.get((bot, opponent), []) if t > self.wall() - DAY]
         if len(sent) >= CHALLENGES_PER_PAIR_PER_DAY:
             raise LadderRefused(
@@ -278,7 +285,7 @@ class LadderHost:
                 Entrant(
                     version=BotVersion(j.bot, j.version),
                     rating=ladder.tallies.get(BotVersion(j.bot, j.version), initial_tally()).rating,
-                    free_slots=_offered_slots(ladder.config, j),
+                    free_slots=_offered_slots(ladder.config, j, self.hosting.free_for(j.bot)),
                     waiting_since=j.waiting_since,
                 )
                 for j in ladder.joined.values()

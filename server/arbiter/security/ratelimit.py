@@ -1,6 +1,6 @@
 """Rate limits: token buckets per peer address and per bot, on an injectable monotonic clock.
 
-Four limits (docs/protocol.md, "Rate limits", is their contract with bots):
+Five limits (docs/protocol.md, "Rate limits", is their contract with bots):
 
 - ``bad_tokens``: failed token checks per peer address (the IPv4 address, or the IPv6 /64; not
   the port). When an address has used its allowance, its next Play calls are refused before the
@@ -12,6 +12,8 @@ Four limits (docs/protocol.md, "Rate limits", is their contract with bots):
 - ``lobby``: seeks, ladder joins and challenges per bot.
 - ``requests``: requests per bot beyond what play needs; a move that answers the bot's pending
   turn is play and never counts, every other request does (a seek counts here and in ``lobby``).
+- ``play_calls``: Play calls opened per bot (each replaces the bot's open one): a token cannot
+  open calls in a loop.
 
 A limit of N per period is a bucket of N tokens refilled at N per period: a bot may spend N at
 once, then N per period. Every refusal says how long to wait for the next token.
@@ -91,6 +93,7 @@ BAD_TOKENS_PER_MINUTE = 20
 BAD_TOKENS_TOTAL_PER_MINUTE = 300
 LOBBY_PER_MINUTE = 600
 REQUESTS_PER_SECOND = 100
+PLAY_CALLS_PER_MINUTE = 60
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,16 @@ class RateLimits:
     lobby: Limit | None = field(default_factory=lambda: Limit(LOBBY_PER_MINUTE, 60.0))
     requests: Limit | None = field(default_factory=lambda: Limit(REQUESTS_PER_SECOND, 1.0))
     bad_tokens_total: Limit | None = field(default_factory=lambda: Limit(BAD_TOKENS_TOTAL_PER_MINUTE, 60.0))
+    play_calls: Limit | None = field(default_factory=lambda: Limit(PLAY_CALLS_PER_MINUTE, 60.0))
 
     @classmethod
     def of(
-        cls, bad_tokens: int, lobby: int, requests: int, bad_tokens_total: int = BAD_TOKENS_TOTAL_PER_MINUTE
+        cls,
+        bad_tokens: int,
+        lobby: int,
+        requests: int,
+        bad_tokens_total: int = BAD_TOKENS_TOTAL_PER_MINUTE,
+        play_calls: int = PLAY_CALLS_PER_MINUTE,
     ) -> RateLimits:
         """From the serve options' counts (0 turns a limit off)."""
         return cls(
@@ -112,11 +121,12 @@ class RateLimits:
             Limit(lobby, 60.0) if lobby else None,
             Limit(requests, 1.0) if requests else None,
             Limit(bad_tokens_total, 60.0) if bad_tokens_total else None,
+            Limit(play_calls, 60.0) if play_calls else None,
         )
 
     @classmethod
     def off(cls) -> RateLimits:
-        return cls(None, None, None, None)
+        return cls(None, None, None, None, None)
 
 
 class KeyedBuckets:
@@ -194,6 +204,7 @@ class RateLimiter:
         self.passed = PassedTokens()
         self.lobby_requests = buckets(self.limits.lobby)
         self.other_requests = buckets(self.limits.requests)
+        self.play_call_buckets = buckets(self.limits.play_calls)
         #: Refusals so far, per limit (``bad_tokens``, ``bad_tokens_total``, ``lobby``,
         #: ``requests``): the metrics read it.
         self.refusals: dict[str, int] = {}
@@ -231,6 +242,11 @@ class RateLimiter:
     def lobby(self, bot: str) -> float:
         """A seek, join or challenge of ``bot``."""
         return 0.0 if self.lobby_requests is None else self._refused("lobby", self.lobby_requests.take(bot))
+
+    def play_call(self, bot: str) -> float:
+        """A Play call of ``bot`` whose token passed (before it replaces the bot's open call)."""
+        buckets = self.play_call_buckets
+        return 0.0 if buckets is None else self._refused("play_calls", buckets.take(bot))
 
     def request(self, bot: str) -> float:
         """A request of ``bot`` that play does not need."""

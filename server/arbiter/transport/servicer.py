@@ -23,7 +23,7 @@ from ..ladder.host import LadderRefused
 from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
 from ..security.ratelimit import address_key
-from ..sessions.identity import VersionError, read_version
+from ..sessions.identity import BotIdentity, VersionError, read_version
 from ..sessions.session import EMPTY, BotSession, Closing, Delivery, Empty, OutboxItem
 from . import encode
 
@@ -91,29 +91,7 @@ class BotServicer(pb_grpc.BotServiceServicer):
     async def Play(  # noqa: N802 - the RPC's name
         self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
-        metadata = context.invocation_metadata()
-        peer = address_key(context.peer() or "")
-        token = bearer_token(metadata)
-        limiter = self.arbiter.limiter
-        wait = limiter.token_check_allowed(peer, token)
-        if wait:
-            message = f"too many failed token checks from {peer}: try again in {wait:.3f} s"
-            await abort_status(context, rate_limited(message, wait))
-        identity = self.arbiter.identify(token)
-        if identity is None:
-            limiter.token_check_failed(peer)
-            await abort_with(
-                context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
-            )
-        limiter.token_check_passed(peer, token or "")
-        if not identity.enabled:
-            await abort_with(
-                context, reasons.BOT_DISABLED, f"bot {identity.name} is disabled on this arbiter"
-            )
-        try:
-            version = read_version(metadata_value(metadata, BOT_VERSION_METADATA))
-        except VersionError as exc:
-            await abort_with(context, reasons.BAD_REQUEST, f"{BOT_VERSION_METADATA}: {exc}")
+        identity, version = await self._admit(context)
         placement = self.arbiter.placement(identity.name)
         if placement is not None:  # a cluster: the bot's matches run on another node
             await context.write(encode.redirect(placement))
@@ -146,6 +124,38 @@ class BotServicer(pb_grpc.BotServiceServicer):
         finally:
             reader.cancel()
             self.arbiter.detach(session)
+
+    async def _admit(self, context: grpc.aio.ServicerContext[Any, Any]) -> tuple[BotIdentity, str]:
+        """The bot a Play call is for and the version it names, or the call ends here: the
+        failed-token limits, the token, the enabled flag, the Play-call limit, the version."""
+        metadata = context.invocation_metadata()
+        peer = address_key(context.peer() or "")
+        token = bearer_token(metadata)
+        limiter = self.arbiter.limiter
+        wait = limiter.token_check_allowed(peer, token)
+        if wait:
+            message = f"too many failed token checks from {peer}: try again in {wait:.3f} s"
+            await abort_status(context, rate_limited(message, wait))
+        identity = self.arbiter.identify(token)
+        if identity is None:
+            limiter.token_check_failed(peer)
+            await abort_with(
+                context, reasons.BAD_TOKEN, "missing or wrong token (metadata authorization: Bearer <token>)"
+            )
+        limiter.token_check_passed(peer, token or "")
+        if not identity.enabled:
+            await abort_with(
+                context, reasons.BOT_DISABLED, f"bot {identity.name} is disabled on this arbiter"
+            )
+        wait = limiter.play_call(identity.name)
+        if wait:
+            message = f"bot {identity.name} opened too many Play calls: try again in {wait:.3f} s"
+            await abort_status(context, rate_limited(message, wait))
+        try:
+            version = read_version(metadata_value(metadata, BOT_VERSION_METADATA))
+        except VersionError as exc:
+            await abort_with(context, reasons.BAD_REQUEST, f"{BOT_VERSION_METADATA}: {exc}")
+        return identity, version
 
     async def _read(self, context: grpc.aio.ServicerContext[Any, Any], session: BotSession) -> None:
         # ``context.read()`` itself, not ``async for`` over the request iterator: gRPC's iterator
