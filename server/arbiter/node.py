@@ -150,6 +150,7 @@ class Arbiter:
         # MatchEnded until the result is committed): never more matches at once than it asked for.
         self.hosting.hold_slots_until_told = True
         self.hosting.max_per_bot = config.max_matches_per_bot
+        self.hosting.connected = self.sessions.connected
         self.bus.subscribe(SeatRouter(self.sessions, self.writer, self.hosting.told), seat_kinds)
         self.records = RecordWriter(config.records_dir) if config.records_dir is not None else None
         if self.records is not None:

@@ -1,4 +1,5 @@
-"""Matches rebuilt from the move log after a restart: resumed when both bots are back, else aborted."""
+"""Matches rebuilt from the move log after a restart: resumed when both bots are back; after the
+resume grace, played on if one is (the absent one's clock runs), else aborted."""
 
 from __future__ import annotations
 
@@ -14,12 +15,14 @@ from arbiter.transport.server import create_server
 from arbiter_games.hexflank import Place
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
+from arbiter_wire.v1 import common_pb2
 
 from tests.server.raw_client import RawBot
 
 
-def logged_match(store: SqlStore, tokens: dict[str, str]) -> str:
-    """A Torrent-5 match the store lists as running, with two logged actions."""
+def logged_match(store: SqlStore, tokens: dict[str, str], ben_left: float = 28.0) -> str:
+    """A Torrent-5 match the store lists as running, with two logged actions (Ann to move; Ben
+    has ``ben_left`` seconds)."""
     match_id = "m" + secrets.token_hex(7)
     seed = secrets.token_bytes(32)
     start = MatchStart(
@@ -39,7 +42,7 @@ def logged_match(store: SqlStore, tokens: dict[str, str]) -> str:
         match_id,
         [
             MoveRow(0, 1, "e5", turn_id=1, charged=0.5, clocks={"1": 29.5, "2": 30.0}),
-            MoveRow(1, 2, "a5", turn_id=2, charged=2.0, clocks={"1": 29.5, "2": 28.0}),
+            MoveRow(1, 2, "a5", turn_id=2, charged=30.0 - ben_left, clocks={"1": 29.5, "2": ben_left}),
         ],
     )
     return match_id
@@ -92,19 +95,52 @@ def test_a_logged_match_whose_bots_do_not_come_back_is_aborted_unrated(store_url
 
     async def scenario():
         config = ArbiterConfig(bots=BotDirectory(), resume_grace=0.3)
+        arbiter = Arbiter(config, store=store)
+        server = await create_server(config, arbiter=arbiter)
+        deadline = time.monotonic() + 10
+        while (match_id in arbiter.hosting.matches or arbiter.hosting.untold) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        ann = RawBot(server.address, tokens["ann"])  # back after the grace: the result waits
+        welcome = await ann.expect("welcome")
+        ended = await ann.expect("match_ended", timeout=5)
+        await ann.close()
+        await server.stop(0.2)
+        return welcome, ended
+
+    welcome, ended = asyncio.run(scenario())
+    assert list(welcome.ended_match_ids) == [match_id]
+    assert "neither bot was back within 0.3 s" in ended.result.detail
+    (row,) = [m for m in store.matches(limit=10) if m.match_id == match_id]
+    assert row.status == "aborted" and not row.rated
+    record = store.match_record(match_id)
+    assert record is not None and record["result"]["reason"] == "aborted"
+    store.close()
+
+
+def test_a_bot_that_stays_away_from_its_restored_match_loses_it_on_time(store_url):
+    # Ann is back, Ben is not: once the grace is over the match plays on, and Ben's clock (1 s
+    # left) runs as for any absence. Before, the match was aborted and Ann lost her result.
+    store, tokens = setup_store(store_url)
+    match_id = logged_match(store, tokens, ben_left=1.0)
+
+    async def scenario():
+        config = ArbiterConfig(bots=BotDirectory(), resume_grace=0.3)
         server = await create_server(config, arbiter=Arbiter(config, store=store))
-        ann = RawBot(server.address, tokens["ann"])  # only one of the two comes back
+        ann = RawBot(server.address, tokens["ann"])
         await ann.expect("welcome")
         await ann.expect("match_started")
-        ended = await ann.expect("match_ended", timeout=5)
+        turn = await ann.expect("turn", timeout=5)  # after the grace, without Ben
+        await ann.move(match_id, turn.turn_id, Place("e1"))
+        while (message := await ann.next(timeout=10)).WhichOneof("kind") != "match_ended":
+            pass  # MoveAcknowledged, Ben's turn going on without him
+        ended = message.match_ended
         await ann.close()
         await server.stop(0.2)
         return ended
 
     ended = asyncio.run(scenario())
-    assert "not both back within 0.3 s" in ended.result.detail
+    assert ended.result.reason == common_pb2.END_REASON_TIMEOUT
+    assert ended.result.winner_seat == common_pb2.SEAT_1 and ended.result.faulty_seat == common_pb2.SEAT_2
     (row,) = [m for m in store.matches(limit=10) if m.match_id == match_id]
-    assert row.status == "aborted" and not row.rated
-    record = store.match_record(match_id)
-    assert record is not None and record["result"]["reason"] == "aborted"
+    assert row.status == "finished"
     store.close()

@@ -70,6 +70,8 @@ class MatchHosting:
         #: Whether a bot's slot stays taken by an ended match until its bots have been told the
         #: result (``told``; the node's seat router calls it). Off: the slot frees at the end.
         self.hold_slots_until_told = False
+        #: Whether a bot has a live session (the node's session registry sets it).
+        self.connected: Callable[[str], bool] = lambda _: False
         #: The most matches one bot holds at once (``taken_slots``); the ladders and the lobby
         #: start none beyond it.
         self.max_per_bot = MAX_MATCHES_PER_BOT
@@ -191,8 +193,9 @@ class MatchHosting:
         grace: float = RESUME_GRACE,
     ) -> Match | None:
         """Host a match rebuilt from its move log; it plays on once both bots are connected (see
-        ``wake``), or is aborted (never rated) after ``grace`` seconds. None if the log does not
-        replay (the match is then aborted at once)."""
+        ``wake``), or after ``grace`` seconds if one of them is (the other's clock runs from
+        then), or else is aborted (never rated). None if the log does not replay (the match is
+        then aborted at once)."""
         try:
             match = Match.restore(
                 match_id, setup, played, self._emit, self.scheduler, self.now, started_wall, lag=self._lag
@@ -202,8 +205,7 @@ class MatchHosting:
             log.error("match_not_restored", match_id=match_id, error=str(exc)[:200])
             return None
         self._host(match)
-        detail = f"the arbiter restarted and the bots were not both back within {grace:g} s"
-        self.scheduler.call_later(grace, lambda: self._give_up(match, detail))
+        self.scheduler.call_later(grace, lambda: self._after_grace(match, grace))
         log.info(
             "match_restored",
             match_id=match_id,
@@ -212,6 +214,19 @@ class MatchHosting:
             seat_2=setup.bots[2],
         )
         return match
+
+    def _after_grace(self, match: Match, grace: float) -> None:
+        """The resume grace of a restored match is over: with one bot back, the match plays on
+        and the absent one's clock runs, as for any absence (it loses on time if it stays away);
+        with neither back, it is aborted, unrated."""
+        if not match.suspended or match.end is not None:
+            return
+        back = [name for name in match.bots.values() if self.connected(name)]
+        if back:
+            log.info("match_resumed_without_a_bot", match_id=match.id, back=sorted(set(back)))
+            match.wake()
+        else:
+            match.abort(f"the arbiter restarted and neither bot was back within {grace:g} s")
 
     def _give_up(self, match: Match, detail: str) -> None:
         if match.suspended and match.end is None:
