@@ -3,7 +3,7 @@
 // its environment variable. Logs go to standard error; one line per finished match to standard output.
 import { Bot, MatchSummary } from "./bot";
 import { run, tlsCredentials } from "./client";
-import { ArbiterError, AuthenticationError, LogLevel, ReplacedError, stderrLogger } from "./errors";
+import { ArbiterError, AuthenticationError, LogLevel, ReplacedError, stderrLogger, visible } from "./errors";
 import { SeedMismatch } from "./seedcheck";
 import { GAMES, GameName, SIZES, TimeControl } from "./wire";
 
@@ -181,7 +181,7 @@ export function parseOptions(
 export function summaryLine(s: MatchSummary): string {
   const score = s.myScore !== undefined && s.opponentScore !== undefined ? ` ${s.myScore}-${s.opponentScore}` : "";
   const seed = s.seedVerified === undefined ? "" : s.seedVerified ? "  seed verified" : "  SEED CHECK FAILED";
-  return `${s.matchId}: ${s.outcome}${score} vs ${s.opponentName} (${s.game}, ${s.reason})${seed}`;
+  return `${visible(s.matchId)}: ${s.outcome}${score} vs ${visible(s.opponentName)} (${s.game}, ${s.reason})${seed}`;
 }
 
 export interface CliConfig {

@@ -12,6 +12,9 @@ import {
   actionText,
   parseOptions,
   UsageError,
+  stderrLogger,
+  summaryLine,
+  visible,
   surgePb,
   commonPb,
   flankPb,
@@ -203,5 +206,42 @@ describe("flank geometry", () => {
     const values = bot.evaluate(obs, ["e5", "f5", "pass"], false);
     assert.equal(values.get("e5"), 3);
     assert.equal(values.get("pass"), -10_000); // equal scores, White passed first: passing loses
+  });
+});
+
+describe("text from outside is shown with its control characters made visible", () => {
+  test("visible() escapes controls, bidi and zero-width characters and keeps the rest", () => {
+    assert.equal(visible("ann"), "ann");
+    assert.equal(visible("é ü 名前"), "é ü 名前");
+    assert.equal(visible("x\u001b[2Jy\u0007\u007f"), "x\\x1b[2Jy\\x07\\x7f");
+    assert.equal(visible("a\u202eb\u200bc"), "a\\u202eb\\u200bc");
+    assert.equal(visible("\u{e0001}"), "\\U000e0001");
+  });
+  test("the summary line and the log escape an opponent's name", () => {
+    const line = summaryLine({
+      matchId: "m1",
+      outcome: "win",
+      myScore: 3,
+      opponentScore: 1,
+      opponentName: "evil\u001b]0;pwned\u0007",
+      game: "torrent",
+      reason: "two_passes",
+    } as unknown as Parameters<typeof summaryLine>[0]);
+    assert.ok(!/[\u0000-\u001f\u007f]/.test(line), line);
+    assert.match(line, /vs evil\\x1b\]0;pwned\\x07 /);
+    const written: string[] = [];
+    const original = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => {
+      written.push(chunk);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      stderrLogger("info").log("info", "match started", { opponent: "x\u001b[31m", list: ["\u202e"] });
+    } finally {
+      process.stderr.write = original;
+    }
+    assert.equal(written.length, 1);
+    assert.ok(written[0].includes("opponent=x\\x1b[31m"), written[0]);
+    assert.ok(written[0].includes('list=["\\u202e"]'), written[0]);
   });
 });

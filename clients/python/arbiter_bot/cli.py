@@ -33,6 +33,7 @@ from typing import Any
 
 from arbiter_games import GAMES, get_game
 from arbiter_games.surge_seed import SeedMismatch
+from arbiter_wire.text import visible
 
 from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
 from .client import configure_logging, run_bot, tls_credentials
@@ -235,7 +236,7 @@ def summary_line(summary: MatchSummary) -> str:
     if summary.seed_verified is not None:
         seed = "  seed verified" if summary.seed_verified else "  SEED CHECK FAILED"
     return (
-        f"{summary.match_id}: {summary.outcome}{score} vs {summary.opponent_name} "
+        f"{visible(summary.match_id)}: {summary.outcome}{score} vs {visible(summary.opponent_name)} "
         f"({summary.game}, {summary.reason}){seed}"
     )
 

@@ -39,6 +39,7 @@ from arbiter_wire.limits import (
     TIMEOUT_POLICY_FROM_PB,
 )
 from arbiter_wire.reasons import CHALLENGE_REFUSED, LADDER_NOT_FOUND, RATE_LIMITED, retry_delay
+from arbiter_wire.text import visible_fields
 from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from arbiter_wire.v1 import common_pb2 as cpb
@@ -87,6 +88,7 @@ def configure_logging(level: str = "info") -> None:
         processors=[
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="%H:%M:%S"),
+            visible_fields,  # names and details from the arbiter: control characters as escapes
             structlog.dev.ConsoleRenderer(colors=False),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
