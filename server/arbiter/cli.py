@@ -15,6 +15,7 @@ import click
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 from .cli_text import fail, say
+from .cli_web import spectator_options
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
@@ -233,6 +234,7 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@spectator_options
 @click.option(
     "--advertise",
     default=None,
@@ -290,6 +292,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    web_max_spectators: int,
+    web_max_spectators_per_address: int,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -385,7 +389,11 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        hub = LiveHub(delays[1], delays[0]) if web_at is not None else None
+        hub = (
+            LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
+            if web_at is not None
+            else None
+        )
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         if worker is not None:
             arbiter.workers = worker.role(arbiter, f"{host}:{port}")

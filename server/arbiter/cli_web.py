@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import click
 
+from .security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
+
 
 def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (or just ``PORT``) -> (host, port); port 0 picks a free one."""
@@ -51,6 +53,27 @@ def live_delay_option(func: Callable[..., None]) -> Callable[..., None]:
     )(func)
 
 
+def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
+    """``--web-max-spectators`` and ``--web-max-spectators-per-address``: caps on the live views'
+    event streams (server-sent events) open at once."""
+    func = click.option(
+        "--web-max-spectators-per-address",
+        type=click.IntRange(min=1),
+        default=MAX_SPECTATORS_PER_ADDRESS,
+        show_default=True,
+        metavar="N",
+        help="Live event streams open at once from one address (an IPv6 /64); more get 429.",
+    )(func)
+    return click.option(
+        "--web-max-spectators",
+        type=click.IntRange(min=1),
+        default=MAX_SPECTATORS,
+        show_default=True,
+        metavar="N",
+        help="Live event streams open at once in all; more get 503.",
+    )(func)
+
+
 @click.command("web")
 @click.option(
     "--database",
@@ -66,7 +89,16 @@ def live_delay_option(func: Callable[..., None]) -> Callable[..., None]:
     "--poll", type=float, default=0.5, show_default=True, help="Seconds between looks at running matches."
 )
 @live_delay_option
-def web(database: str | None, host: str, port: int, poll: float, live_delay: tuple[str, ...]) -> None:
+@spectator_options
+def web(
+    database: str | None,
+    host: str,
+    port: int,
+    poll: float,
+    live_delay: tuple[str, ...],
+    web_max_spectators: int,
+    web_max_spectators_per_address: int,
+) -> None:
     """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
 
     This process only reads the store: live matches are followed by polling their moves.
@@ -85,7 +117,7 @@ def web(database: str | None, host: str, port: int, poll: float, live_delay: tup
         store: SqlStore = open_store(database)
     except StoreError as exc:
         fail(str(exc))
-    hub = LiveHub(per_ladder, default)
+    hub = LiveHub(per_ladder, default, web_max_spectators, web_max_spectators_per_address)
 
     async def run() -> None:
         server = WebServer(create_app(store, hub), host, port)

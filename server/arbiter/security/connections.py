@@ -28,6 +28,10 @@ MAX_CALLS_PER_ADDRESS = 2_500
 METRICS_REQUEST_TIMEOUT = 10.0
 #: Connections the metrics port serves at once, one thread each; more are closed at accept.
 METRICS_MAX_CONNECTIONS = 32
+#: Spectator event streams (the web pages' live views) open at once, in all and from one address
+#: (an IPv6 /64): ``--web-max-spectators``, ``--web-max-spectators-per-address``.
+MAX_SPECTATORS = 5000
+MAX_SPECTATORS_PER_ADDRESS = 100
 #: Descriptors kept for everything but the gRPC connections (the store, the web port, records).
 RESERVED_FILES = 512
 

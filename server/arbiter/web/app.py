@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -21,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 
 from .. import __version__
+from ..security.ratelimit import address_key
 from ..store import SqlStore
 from . import fragments, pages
-from .live import Frame, LiveHub, LiveMatch, Update
+from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
 from .svg import rating_chart
 
@@ -187,21 +187,27 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         return html(request, "live.html", matches=matches, live_on=live is not None)
 
     @app.get("/matches/{match_id}/events", include_in_schema=False)
-    async def match_events(request: Request, match_id: str) -> StreamingResponse:
+    async def match_events(request: Request, match_id: str) -> Response:
         if live is None or live.get(match_id) is None:
             raise not_found(f"live match {match_id!r}")
         return _stream(request, match_id)
 
     @app.get("/live/events", include_in_schema=False)
-    async def live_events(request: Request) -> StreamingResponse:
+    async def live_events(request: Request) -> Response:
         if live is None:
             raise not_found("live view (this web server does not follow matches)")
         return _stream(request, None)
 
-    def _stream(request: Request, match_id: str | None) -> StreamingResponse:
+    def _stream(request: Request, match_id: str | None) -> Response:
         assert live is not None
         hub = live
-        queue = hub.subscribe(match_id)
+        address = address_key(request.client.host if request.client is not None else "")
+        try:
+            queue = hub.subscribe(match_id, address)
+        except TooManySpectators as exc:
+            # 429 for one address's streams, 503 when the node has all it takes; try again later.
+            code = 429 if exc.per_address else 503
+            return PlainTextResponse(f"{exc}: try again later\n", code, headers={"Retry-After": "10"})
         if match_id is None:
             backlog = [(m.match_id, m.visible()[-1:]) for m in hub.running()]
         else:
@@ -212,10 +218,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             try:
                 for _mid, frames in backlog:
                     for shown in frames:
-                        yield _event("frame", shown)
+                        yield shown.event
                 found = hub.get(match_id) if match_id is not None else None
                 if found is not None and found.ended_at is not None:
-                    yield _end(match_id or "")
+                    yield end_event(match_id or "")
                     return
                 while True:
                     try:
@@ -227,26 +233,18 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
                         continue
                     mid, frame = update
                     if frame is None:
-                        yield _end(mid)
+                        yield end_event(mid)
                         if match_id is not None:
                             return
                     else:
-                        yield _event("frame", frame)
+                        yield frame.event  # encoded once for every spectator
             finally:
-                hub.unsubscribe(match_id, queue)
+                hub.unsubscribe(match_id, queue, address)
 
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
     return app
-
-
-def _event(kind: str, frame: Frame) -> str:
-    return f"event: {kind}\ndata: {json.dumps(frame.as_dict(), separators=(',', ':'))}\n\n"
-
-
-def _end(match_id: str) -> str:
-    return f"event: end\ndata: {json.dumps({'match_id': match_id})}\n\n"
 
 
 class WebServer:

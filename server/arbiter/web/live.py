@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ import structlog
 from arbiter_games import GameDef, get_game
 
 from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchStarted
+from ..security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
 from ..store import SqlStore, StoreError
 from .svg import board_svg
 
@@ -36,6 +38,17 @@ log = structlog.get_logger("arbiter.web")
 KEEP_ENDED = 120.0
 #: Frames a subscriber may fall behind before it is dropped.
 QUEUE_LIMIT = 1000
+#: Spectator streams open at once, in all and from one address; more are refused.
+MAX_SUBSCRIBERS = MAX_SPECTATORS
+MAX_SUBSCRIBERS_PER_ADDRESS = MAX_SPECTATORS_PER_ADDRESS
+
+
+class TooManySpectators(Exception):
+    """A spectator stream past a cap: ``per_address`` tells which."""
+
+    def __init__(self, message: str, per_address: bool) -> None:
+        super().__init__(message)
+        self.per_address = per_address
 
 
 def public_dict(view: object) -> dict[str, Any]:
@@ -85,6 +98,22 @@ class Frame:
             "over": self.over,
         }
 
+    @property
+    def event(self) -> str:
+        """The frame as one server-sent event, encoded the first time it is asked for and then
+        the same text for every spectator (a frame never changes)."""
+        cached: str | None = self.__dict__.get("_event")
+        if cached is None:
+            data = json.dumps(self.as_dict(), separators=(",", ":"))
+            cached = f"event: frame\ndata: {data}\n\n"
+            object.__setattr__(self, "_event", cached)
+        return cached
+
+
+def end_event(match_id: str) -> str:
+    """The server-sent event that says a match is over."""
+    return f"event: end\ndata: {json.dumps({'match_id': match_id})}\n\n"
+
 
 @dataclass
 class LiveMatch:
@@ -104,18 +133,29 @@ class LiveMatch:
         return self.frames[: self.shown]
 
 
-#: What a subscriber receives: a frame, or None when the match is over.
+#: What a subscriber receives: the match's id and a frame, or None when the match is over.
 Update = tuple[str, Frame | None]
 
 
 class LiveHub:
     """Running matches' public frames, and their subscribers (one asyncio queue each)."""
 
-    def __init__(self, delays: Mapping[str, int] | None = None, default_delay: int = 0) -> None:
+    def __init__(
+        self,
+        delays: Mapping[str, int] | None = None,
+        default_delay: int = 0,
+        max_subscribers: int = MAX_SUBSCRIBERS,
+        max_per_address: int = MAX_SUBSCRIBERS_PER_ADDRESS,
+    ) -> None:
         self.delays = dict(delays or {})
         self.default_delay = default_delay
         self.matches: dict[str, LiveMatch] = {}
         self._subscribers: dict[str | None, set[asyncio.Queue[Update]]] = {}
+        self.max_subscribers = max_subscribers
+        self.max_per_address = max_per_address
+        #: Open spectator streams, in all and per address.
+        self.subscribed = 0
+        self.per_address: dict[str, int] = {}
 
     # --- feeding ------------------------------------------------------------------------------
     def __call__(self, event: MatchEvent) -> None:
@@ -242,14 +282,29 @@ class LiveHub:
     def get(self, match_id: str) -> LiveMatch | None:
         return self.matches.get(match_id)
 
-    def subscribe(self, match_id: str | None) -> asyncio.Queue[Update]:
-        """A queue of updates of one match (``None``: of every match)."""
+    def subscribe(self, match_id: str | None, address: str = "") -> asyncio.Queue[Update]:
+        """A queue of updates of one match (``None``: of every match) for a spectator at
+        ``address``; raises TooManySpectators past a cap."""
+        if self.per_address.get(address, 0) >= self.max_per_address:
+            raise TooManySpectators(
+                f"{self.max_per_address} spectator streams are open from your address", per_address=True
+            )
+        if self.subscribed >= self.max_subscribers:
+            raise TooManySpectators(f"{self.max_subscribers} spectator streams are open", per_address=False)
         queue: asyncio.Queue[Update] = asyncio.Queue(QUEUE_LIMIT)
         self._subscribers.setdefault(match_id, set()).add(queue)
+        self.subscribed += 1
+        self.per_address[address] = self.per_address.get(address, 0) + 1
         return queue
 
-    def unsubscribe(self, match_id: str | None, queue: asyncio.Queue[Update]) -> None:
+    def unsubscribe(self, match_id: str | None, queue: asyncio.Queue[Update], address: str = "") -> None:
         self._subscribers.get(match_id, set()).discard(queue)
+        self.subscribed -= 1
+        left = self.per_address.get(address, 0) - 1
+        if left > 0:
+            self.per_address[address] = left
+        else:
+            self.per_address.pop(address, None)
 
 
 @functools.lru_cache(maxsize=512)
