@@ -95,7 +95,8 @@ def test_limits_turned_off_never_refuse():
     for _ in range(1000):
         limiter.token_check_failed("x")
         assert limiter.token_check_allowed("x") == limiter.lobby("a") == limiter.request("a") == 0.0
-    assert RateLimits.of(0, 0, 0, 0) == RateLimits.off()
+        assert limiter.play_call("a") == 0.0
+    assert RateLimits.of(0, 0, 0, 0, 0) == RateLimits.off()
 
 
 def test_the_defaults_are_the_documented_ones():
