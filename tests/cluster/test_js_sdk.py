@@ -130,7 +130,13 @@ def test_a_js_bot_plays_through_the_redirect_and_is_sent_back_after_a_drop(postg
             )
             await wait_until(lambda: ladder_epoch(store) is not None, 60, "ann's join to claim the ladder")
             said = await asyncio.wait_for(drive(program, two.address, tokens["jess"], js_err, store), 240)
-            await asyncio.wait_for(ann, 60)
+            js_err.flush()
+            assert said["status"] == 0, js_log.read_text()[-3000:]
+            try:
+                await asyncio.wait_for(ann, 60)
+            except TimeoutError:
+                raise AssertionError(f"ann did not finish its 2 games; jess said {said}; node one's log ends:\n"
+                                     + one.text()[-4000:]) from None
             return said
 
         said = asyncio.run(scenario())
