@@ -135,8 +135,9 @@ def test_a_js_bot_plays_through_the_redirect_and_is_sent_back_after_a_drop(postg
             try:
                 await asyncio.wait_for(ann, 60)
             except TimeoutError:
-                raise AssertionError(f"ann did not finish its 2 games; jess said {said}; node one's log ends:\n"
-                                     + one.text()[-4000:]) from None
+                ends = one.text()[-4000:]
+                said_text = f"ann did not finish its 2 games; jess said {said}; node one:\n{ends}"
+                raise AssertionError(said_text) from None
             return said
 
         said = asyncio.run(scenario())

@@ -7,6 +7,7 @@ import time
 
 import pytest
 from arbiter.cluster import NodeRegistry, NotPostgres, make_join_token, read_join_token
+from arbiter.cluster.tokens import UsedTokens
 from arbiter.store import FencedWrite, SqlStore
 
 from tests.store.conftest import ladder, move, result, start, with_players
@@ -134,6 +135,11 @@ def test_join_tokens_name_one_bot_one_node_and_expire():
     forged = token.replace(token.split(".")[3], "Ym9i")  # "bob", same signature
     assert read_join_token(secret, forged, 7, now=999.0) is None
     assert read_join_token(secret, "a-bot-token", 7, now=999.0) is None
+    # Two made for one bot in the same second differ (each is used once), and both are good.
+    again = make_join_token(secret, "ann.b", 7, expires=1000.0)
+    assert again != token and read_join_token(secret, again, 7, now=999.0) == "ann.b"
+    used = UsedTokens()
+    assert used.use(token, 999.0) and not used.use(token, 999.0) and used.use(again, 999.0)
 
 
 def test_a_node_restarted_at_its_address_takes_its_old_registration_over_at_once(url):

@@ -25,7 +25,7 @@ const jsonLogger: Logger = {
 };
 
 /** The authorization each Play call was made with: "own" (the bot's token) or a join token
- * without its signature (jt1.EPOCH.EXPIRES.NAME), in the order of the calls. */
+ * without its nonce and signature (jt1.EPOCH.EXPIRES.NAME), in the order of the calls. */
 function recordAuthorizations(token: string, into: string[]): Interceptor {
   return (options, nextCall) =>
     new InterceptingCall(nextCall(options), {

@@ -1,12 +1,13 @@
 """Join tokens: what a redirect hands a bot so that it may open its session on another node.
 
 A join token names one bot and one node registration (its epoch) and expires after a few
-seconds. It is ``jt1.<epoch>.<expires>.<bot, base64url>.<HMAC-SHA256, hex>``, signed with the
-cluster's key (the ``cluster_secret`` row every node reads at start). Only the node of that epoch
+seconds. It is ``jt1.<epoch>.<expires>.<bot, base64url>.<nonce>.<HMAC-SHA256, hex>``, signed
+with the cluster's key (the ``cluster_secret`` row every node reads at start). Only the node of that epoch
 accepts it, and only before it expires. The signature also covers the hash of the bot's own
 token at the moment the join token is made (not written in the token): once the bot's token is
 rotated, its join tokens no longer verify. The node that accepts one remembers it until it
-expires, so that it is used once (``UsedTokens``).
+expires, so that it is used once (``UsedTokens``); the random nonce keeps two tokens made for
+one bot within the same second apart (the second would otherwise count as used).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import secrets
 from collections.abc import Callable
 
 PREFIX = "jt1"
@@ -28,7 +30,7 @@ def make_join_token(secret: bytes, bot: str, epoch: int, expires: float, credent
     """A token for ``bot`` on the node of ``epoch``, good until ``expires`` (epoch seconds) and
     while the bot's own token hash is ``credential``."""
     name = base64.urlsafe_b64encode(bot.encode()).decode().rstrip("=")
-    body = f"{PREFIX}.{epoch}.{int(expires)}.{name}"
+    body = f"{PREFIX}.{epoch}.{int(expires)}.{name}.{secrets.token_hex(8)}"
     return f"{body}.{_signature(secret, body, credential)}"
 
 
@@ -42,9 +44,9 @@ def read_join_token(
     """The bot a valid token names, or None (another node's, expired, forged, made before the
     bot's token was rotated, or not a token). ``credential_of``: the bot's token hash now."""
     parts = token.split(".")
-    if len(parts) != 5 or parts[0] != PREFIX:
+    if len(parts) != 6 or parts[0] != PREFIX:
         return None
-    body, signature = ".".join(parts[:4]), parts[4]
+    body, signature = ".".join(parts[:5]), parts[5]
     try:
         token_epoch, expires = int(parts[1]), int(parts[2])
         padded = parts[3] + "=" * (-len(parts[3]) % 4)
