@@ -99,7 +99,7 @@ def one_run(cluster: Any, nodes: int, bots: int, ladders: int, seconds: float, w
     names = [f"l{k}" for k in range(ladders)]
     for ladder in names:
         store.add_ladder(LadderConfig(ladder, "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
-    tokens = [store.add_bot(f"bot{i:02d}", "bench") for i in range(bots)]
+    tokens = [store.add_bot(f"bot{i:02d}", f"owner {i}") for i in range(bots)]
     store.close()
     ports = [free_port() for _ in range(nodes)]
     addresses = [f"127.0.0.1:{port}" for port in ports]

@@ -102,7 +102,7 @@ def one_run(url: str | None, bots: int, processes: int, seconds: float, work: Pa
         store.upgrade()
         store.add_ladder(LadderConfig(LADDER, "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
         for name in tokens:  # ratings and pauses refer to registered bots
-            store.add_bot(name, "bench")
+            store.add_bot(name, f"owner of {name}")
         store.close()
     port = free_port()
     out = work / f"serve-{port}.json"

@@ -25,7 +25,7 @@ from arbiter_games.policy import (
 from arbiter_games.timecontrol import TimeControl
 
 from .cli_text import fail, say
-from .ladder.model import LadderConfig
+from .ladder.model import SAME_OWNER_RULES, LadderConfig
 from .ladder.ratings import is_provisional, recompute
 from .ladder.standings import standings, whole_history_standings
 from .store import OutdatedSchema, SqlStore, StoreError, default_url
@@ -167,6 +167,14 @@ def ladders() -> None:
 @click.option("--on-illegal", type=click.Choice([ILLEGAL_FORFEIT, ILLEGAL_REJECT]), default=ILLEGAL_FORFEIT)
 @click.option("--unrated", is_flag=True, help="Results change no rating.")
 @click.option("--duplicate-pairs", is_flag=True, help="Surge: each pairing twice, same seed, seats swapped.")
+@click.option(
+    "--same-owner",
+    type=click.Choice(list(SAME_OWNER_RULES)),
+    default="unrated",
+    show_default=True,
+    help="Matches between two bots of one owner (or two versions of one bot): unrated, or rated "
+    "and flagged on the match.",
+)
 @database_option
 def ladders_add(
     name: str,
@@ -179,6 +187,7 @@ def ladders_add(
     on_illegal: str,
     unrated: bool,
     duplicate_pairs: bool,
+    same_owner: str,
     database: str | None,
 ) -> None:
     """Create ladder NAME."""
@@ -208,6 +217,7 @@ def ladders_add(
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
         rated=not unrated,
         duplicate_pairs=duplicate_pairs,
+        same_owner=same_owner,
     )
     with opened(database) as store:
         store.add_ladder(config)
@@ -227,6 +237,8 @@ def ladders_list(database: str | None) -> None:
     for config in rows:
         game = get_game(config.game)
         extra = ", duplicate pairs" if config.duplicate_pairs else ""
+        if config.same_owner != "unrated":
+            extra += f", same-owner matches {config.same_owner}"
         say(
             f"{config.name:<20} {game.describe(config.options):<12} {config.control.describe():<24}"
             f" {'rated' if config.rated else 'unrated'}{extra}"

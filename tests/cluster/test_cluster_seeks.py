@@ -27,7 +27,7 @@ BACKOFF = Backoff(initial=0.1, maximum=0.5)
 def setup(url: str, *bots: str) -> tuple[SqlStore, dict[str, str]]:
     store = SqlStore(url)
     store.upgrade()
-    return store, {name: store.add_bot(name, "test") for name in bots}
+    return store, {name: store.add_bot(name, f"owner of {name}") for name in bots}
 
 
 def open_seeks(store: SqlStore) -> list[tuple[str, int]]:

@@ -38,7 +38,7 @@ def test_sigterm_drains_a_node_and_its_bots_play_on_elsewhere(postgres_cluster, 
     store = SqlStore(url)
     store.upgrade()
     names = [f"bot{i}" for i in range(BOTS)]
-    tokens = {name: store.add_bot(name, "test") for name in names}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in names}
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     backoff = Backoff(initial=0.1, maximum=0.5)
     with nodes(url, tmp_path, 2) as (one, two):

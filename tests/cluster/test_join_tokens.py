@@ -73,7 +73,7 @@ def test_a_join_token_is_used_once_and_dies_with_a_rotate(postgres_cluster):
     url = postgres_cluster.new_database("join_tokens")
     store = SqlStore(url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "tests") for name in ("ann", "ben")}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in ("ann", "ben")}
     store.add_ladder(LADDER)
     bad = (grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN")
 

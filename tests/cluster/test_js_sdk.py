@@ -118,7 +118,7 @@ def test_a_js_bot_plays_through_the_redirect_and_is_sent_back_after_a_drop(postg
     url = postgres_cluster.new_database("redirect_js")
     store = SqlStore(url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "test") for name in ("ann", "jess")}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in ("ann", "jess")}
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     js_log = tmp_path / "jess.log"
     with nodes(url, tmp_path, 2) as (one, two), js_log.open("wb") as js_err:

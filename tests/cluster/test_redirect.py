@@ -24,7 +24,7 @@ SPEC = ("torrent", {"size": 5})
 def setup(url: str, *bots: str) -> tuple[SqlStore, dict[str, str]]:
     store = SqlStore(url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "test") for name in bots}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in bots}
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     return store, tokens
 

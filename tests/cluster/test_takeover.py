@@ -82,7 +82,7 @@ def test_kill_9_of_one_node_of_three(postgres_cluster, tmp_path):
     store = SqlStore(url)
     store.upgrade()
     names = [f"bot{i:02d}" for i in range(BOTS)]
-    tokens = {name: store.add_bot(name, "test") for name in names}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in names}
     for ladder in LADDERS:
         store.add_ladder(LadderConfig(ladder, "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     backoff = Backoff(initial=0.1, maximum=0.5)

@@ -162,7 +162,7 @@ async def ladder_lab(
     """A store with ``bots`` registered and ``ladders`` added, and an arbiter serving on it."""
     store = SqlStore(store_url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "tests") for name in bots}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in bots}
     for ladder in ladders:
         store.add_ladder(ladder)
     store.close()

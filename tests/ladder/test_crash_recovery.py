@@ -64,7 +64,7 @@ def finished(store: SqlStore) -> dict[str, tuple]:
 def test_kill_9_during_a_ladder_loses_no_finished_result(store_url, tmp_path):
     store = SqlStore(store_url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "test") for name in BOTS}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in BOTS}
     # Slow enough that matches are in flight when the arbiter dies.
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     port = free_port()

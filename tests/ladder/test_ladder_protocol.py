@@ -155,7 +155,7 @@ def test_a_disabled_bot_is_refused_and_enabling_it_works_without_a_restart(store
 def test_tokens_added_and_rotated_while_running_take_effect_at_once(store_url):
     async def scenario() -> None:
         async with ladder_lab(store_url, BOTS) as lab:
-            lab.tokens["newbie"] = lab.store.add_bot("newbie", "tests")
+            lab.tokens["newbie"] = lab.store.add_bot("newbie", "owner of newbie")
             newbie = await lab.connect("newbie")
             assert newbie.welcome.bot_name == "newbie"
             await newbie.close()

@@ -51,7 +51,7 @@ def logged_match(store: SqlStore, tokens: dict[str, str], ben_left: float = 28.0
 def setup_store(store_url: str) -> tuple[SqlStore, dict[str, str]]:
     store = SqlStore(store_url)
     store.upgrade()
-    return store, {name: store.add_bot(name, "t") for name in ("ann", "ben")}
+    return store, {name: store.add_bot(name, f"owner of {name}") for name in ("ann", "ben")}
 
 
 def test_a_logged_match_resumes_from_its_last_action_when_both_bots_are_back(store_url):

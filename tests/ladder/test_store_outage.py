@@ -32,7 +32,7 @@ def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
         url = cluster.new_database("outage")
         store = SqlStore(url)
         store.upgrade()
-        tokens = {name: store.add_bot(name, "t") for name in BOTS}
+        tokens = {name: store.add_bot(name, f"owner of {name}") for name in BOTS}
         store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
         ended: list[str] = []
 

@@ -293,7 +293,7 @@ def test_ladder_requests_on_worker_1_are_sent_to_worker_0(tmp_path: Path) -> Non
     url = f"sqlite:///{tmp_path / 'arbiter.db'}"
     store = SqlStore(url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "test") for name in ("ann", "ben")}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in ("ann", "ben")}
     store.add_ladder(LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, increment=1.0)))
     store.close()
     with serving(tmp_path, "--database", url, "--web", "127.0.0.1:0") as served:
@@ -401,7 +401,7 @@ def test_worker_0_alone_restores_an_unfinished_match_and_its_bots_are_sent_there
     url = f"sqlite:///{tmp_path / 'arbiter.db'}"
     store = SqlStore(url)
     store.upgrade()
-    tokens = {name: store.add_bot(name, "test") for name in ("ann", "ben")}
+    tokens = {name: store.add_bot(name, f"owner of {name}") for name in ("ann", "ben")}
     (tmp_path / "one").mkdir()
     (tmp_path / "two").mkdir()
     served = start(tmp_path / "one", "--database", url)

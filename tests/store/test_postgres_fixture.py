@@ -43,7 +43,7 @@ def test_a_commit_the_store_acknowledged_survives_a_halt_and_restart():
             with psycopg.connect(**cluster.connect_args("durable")) as db:
                 assert db.execute("SHOW synchronous_commit").fetchone() == ("on",)
             name = f"bot{round_}"
-            store.add_bot(name, "t")  # committed: the store returned
+            store.add_bot(name, f"owner of {name}")  # committed: the store returned
             cluster.halt()
             cluster.restart()
             # The store's pooled connection died with the server; the next call reconnects.

@@ -31,6 +31,8 @@ TABLES = {
     "ladder_hosts",
     "cluster_secret",
     "cluster_seeks",
+    "ladder_challenges",
+    "bot_versions",
 }
 
 

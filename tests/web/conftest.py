@@ -123,7 +123,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     store.add_ladder(LadderConfig("slow-surge", "surge", {}, CONTROL))
     site = Site(store)
     for name in FLANK_BOTS + SURGE_BOTS + SLOW_BOTS:
-        site.tokens[name] = store.add_bot(name, "tests")
+        site.tokens[name] = store.add_bot(name, f"owner of {name}")
     site.run(site.start())
     flank = {name: (GreedyFlankBot(i) if i % 2 else RandomBot(i)) for i, name in enumerate(FLANK_BOTS)}
     surge = {name: SurgeTipsBot(i) for i, name in enumerate(SURGE_BOTS)}

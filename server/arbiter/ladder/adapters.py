@@ -82,6 +82,21 @@ class StoreLadders:
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
         return {row.version: row.tally for row in self.store.ratings(ladder)}
 
+    def latest_versions(self, ladder: str) -> Mapping[str, BotVersion]:
+        return self.store.latest_versions(ladder)
+
+    def owner_of(self, bot: str) -> str:
+        row = self.store.get_bot(bot)
+        return "" if row is None else row.owner
+
+    def take_challenge(
+        self, ladder: str, challenger: str, opponent: str, now: float, limit: int, window: float
+    ) -> bool:
+        return self.store.take_challenge(ladder, challenger, opponent, now, limit, window)
+
+    def admit_version(self, bot: str, version: str, now: float, limit: int, window: float) -> bool:
+        return self.store.admit_version(bot, version, now, limit, window)
+
     def paused(self, ladder: str, bot: str) -> str | None:
         return self.store.paused(ladder, bot)
 

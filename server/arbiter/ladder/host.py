@@ -24,8 +24,8 @@ from arbiter_wire.limits import MAX_LADDER_CONCURRENCY
 from ..hosting import MatchHosting
 from ..match.events import MatchEnded, MatchEvent
 from ..match.match import MatchSetup
-from .model import BotVersion, LadderConfig, Rating, Termination
-from .ratings import RatingTally, initial_tally, tally_game
+from .model import BotVersion, LadderConfig, Rating, Termination, one_owner
+from .ratings import RatingTally, note_latest, starting_tally, tally_game
 from .scheduler import Entrant, LadderScheduler, PairHistory, ScheduledPairing
 
 log = structlog.get_logger("arbiter")
@@ -34,6 +34,8 @@ log = structlog.get_logger("arbiter")
 FAILURE_LIMIT = 5
 #: Challenges one bot may send to the same opponent on one ladder per day.
 CHALLENGES_PER_PAIR_PER_DAY = 10
+#: New versions one bot may join ladders with per day (a version it had before is always taken).
+NEW_VERSIONS_PER_DAY = 5
 DAY = 24 * 3600.0
 
 
@@ -56,6 +58,24 @@ class LadderStore(Protocol):
         ...
 
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]: ...
+
+    def latest_versions(self, ladder: str) -> Mapping[str, BotVersion]:
+        """Per bot, the version of its last rated match on ``ladder``."""
+        ...
+
+    def owner_of(self, bot: str) -> str:
+        """Who runs ``bot`` ("" when nobody is named)."""
+        ...
+
+    def take_challenge(
+        self, ladder: str, challenger: str, opponent: str, now: float, limit: int, window: float
+    ) -> bool:
+        """Count a challenge unless ``limit`` were sent in the ``window`` before ``now`` (False)."""
+        ...
+
+    def admit_version(self, bot: str, version: str, now: float, limit: int, window: float) -> bool:
+        """Whether ``bot`` may play as ``version`` (a new one: unless ``limit`` were new in ``window``)."""
+        ...
 
     def paused(self, ladder: str, bot: str) -> str | None: ...
 
@@ -113,6 +133,7 @@ class _Joined:
     max_concurrent: int
     waiting_since: float
     running: int = 0
+    owner: str = ""
 
 
 @dataclass
@@ -120,10 +141,15 @@ class _Ladder:
     config: LadderConfig
     scheduler: LadderScheduler
     tallies: dict[BotVersion, RatingTally]
+    #: Per bot, the version of its last rated match (a new version starts from its rating).
+    latest: dict[str, BotVersion] = field(default_factory=dict)
     joined: dict[str, _Joined] = field(default_factory=dict)
     history: PairHistory = field(default_factory=PairHistory)
     failures: dict[str, int] = field(default_factory=dict)
-    challenges: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    def start_of(self, version: BotVersion) -> RatingTally:
+        """The tally ``version``'s next rated game starts from (``ratings.starting_tally``)."""
+        return starting_tally(self.tallies, self.latest, version)
 
 
 def termination_of(event: MatchEnded, connected: Callable[[str], bool]) -> Termination:
@@ -189,6 +215,7 @@ class LadderHost:
             config,
             LadderScheduler(config, random.Random(self.rng.random())),
             dict(self.store.ladder_tallies(name)),
+            dict(self.store.latest_versions(name)),
         )
         self.ladders[name] = ladder
         return ladder
@@ -206,6 +233,12 @@ class LadderHost:
                 f"bot {bot} is not registered in the arbiter's store (arbiter bots add): "
                 "only registered bots play on ladders",
             )
+        if not self.store.admit_version(bot, version, self.wall(), NEW_VERSIONS_PER_DAY, DAY):
+            raise LadderRefused(
+                reasons.RESOURCE_EXHAUSTED,
+                f"at most {NEW_VERSIONS_PER_DAY} new versions per bot per day: join with a version "
+                "played before, or tomorrow",
+            )
         paused = self.store.paused(name, bot) or ""
         if paused:
             self.store.resume_bot(name, bot)  # joining again resumes a paused bot
@@ -213,7 +246,8 @@ class LadderHost:
         # Its matches still running on this ladder fill its slots: after a leave, a pause, a
         # reconnect or a restart of the arbiter too (they go on), not only while it stayed joined.
         running = self.hosting.count_running(bot, name)
-        ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running)
+        owner = self.store.owner_of(bot)
+        ladder.joined[bot] = _Joined(bot, version, max_concurrent, self.now(), running, owner)
         log.info("ladder_joined", ladder=name, bot=bot, version=version, max_concurrent=max_concurrent)
         # Soon, not now: the bot hears LadderJoined before the MatchStarted of its first match.
         asyncio.get_running_loop().call_soon(self.schedule, name)
@@ -259,13 +293,14 @@ class LadderHost:
                     reasons.RESOURCE_EXHAUSTED,
                     f"{who} already holds {self.hosting.max_per_bot} matches, the most per bot here",
                 )
-        sent = [t for t in ladder.challenges.get((bot, opponent), []) if t > self.wall() - DAY]
-        if len(sent) >= CHALLENGES_PER_PAIR_PER_DAY:
+        # Counted in the store: a restart or a failover to another node does not reset it.
+        if not self.store.take_challenge(
+            name, bot, opponent, self.wall(), CHALLENGES_PER_PAIR_PER_DAY, DAY
+        ):
             raise LadderRefused(
                 reasons.RESOURCE_EXHAUSTED,
                 f"at most {CHALLENGES_PER_PAIR_PER_DAY} challenges to the same opponent per day",
             )
-        ladder.challenges[(bot, opponent)] = [*sent, self.wall()]
         mine, theirs = BotVersion(bot, me.version), BotVersion(opponent, them.version)
         # Seats balanced per pair, as the scheduler does: seat 1 to whoever had it less often.
         if ladder.history.seat_1_count(theirs, mine) < ladder.history.seat_1_count(mine, theirs):
@@ -284,7 +319,7 @@ class LadderHost:
             entrants = [
                 Entrant(
                     version=BotVersion(j.bot, j.version),
-                    rating=ladder.tallies.get(BotVersion(j.bot, j.version), initial_tally()).rating,
+                    rating=ladder.start_of(BotVersion(j.bot, j.version)).rating,
                     free_slots=_offered_slots(ladder.config, j, self.hosting.free_for(j.bot)),
                     waiting_since=j.waiting_since,
                 )
@@ -315,7 +350,7 @@ class LadderHost:
             seed=seed,
             ladder=config.name,
             versions={1: pairing.seat_1.version, 2: pairing.seat_2.version},
-            rated=config.rated and pairing.seat_1 != pairing.seat_2,
+            rated=self._rated(ladder, pairing),
             paired=seed is not None,
         )
         for bot in (pairing.seat_1.bot, pairing.seat_2.bot):
@@ -324,6 +359,21 @@ class LadderHost:
                 joined.running += 1
         ladder.history.record(pairing.seat_1, pairing.seat_2, self.now())
         self.hosting.start(setup)
+
+    def _rated(self, ladder: _Ladder, pairing: ScheduledPairing) -> bool:
+        """Whether a match of ``pairing`` will move ratings: on a rated ladder, between two
+        versions, and (unless the ladder's ``same_owner`` rule is ``flagged``) not between two
+        bots of one owner (nor two versions of one bot)."""
+        if not ladder.config.rated or pairing.seat_1 == pairing.seat_2:
+            return False
+        if ladder.config.same_owner == "flagged":
+            return True
+        one, two = pairing.seat_1.bot, pairing.seat_2.bot
+        return not one_owner(one, two, self._owner(ladder, one), self._owner(ladder, two))
+
+    def _owner(self, ladder: _Ladder, bot: str) -> str:
+        joined = ladder.joined.get(bot)
+        return (joined.owner if joined is not None else self.store.owner_of(bot)).strip()
 
     # --- results ------------------------------------------------------------------------------
     def __call__(self, event: MatchEvent) -> None:
@@ -366,12 +416,13 @@ class LadderHost:
         facts = event.facts
         termination = termination_of(event, self.connected)
         versions = {seat: BotVersion(facts.bots[seat], facts.versions.get(seat, "")) for seat in (1, 2)}
-        # The rule of ``ratings.counts``: aborted matches and a version against itself are never rated.
-        rated = ladder.config.rated and termination is not Termination.ABORTED and versions[1] != versions[2]
+        # The rule of ``ratings.counts``: aborted matches and a version against itself are never
+        # rated; whether it was rated at all was decided when it started (``_rated``).
+        rated = facts.rated and termination is not Termination.ABORTED and versions[1] != versions[2]
         changes: tuple[RatingChange, ...] = ()
         tallies: dict[BotVersion, RatingTally] = {}
         if rated:
-            before = {seat: ladder.tallies.get(v, initial_tally()) for seat, v in versions.items()}
+            before = {seat: ladder.start_of(v) for seat, v in versions.items()}
             winner = event.end.winner_seat
             after_1, after_2 = tally_game(
                 before[1], before[2], 1 if winner == 1 else 2 if winner == 2 else None
@@ -382,6 +433,7 @@ class LadderHost:
             )
             tallies = {versions[1]: after_1, versions[2]: after_2}
             ladder.tallies.update(tallies)
+            note_latest(ladder.latest, versions[1], versions[2])
         failed: dict[str, bool] = {}
         paused: dict[str, str] = {}
         if termination is not Termination.ABORTED:

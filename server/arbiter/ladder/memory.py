@@ -19,6 +19,8 @@ class MemoryLadders:
         self.failures: dict[tuple[str, str], int] = {}
         self.pauses: dict[tuple[str, str], str] = {}
         self.results: list[LadderResult] = []
+        self.challenges: dict[tuple[str, str, str], list[float]] = {}
+        self.versions: dict[str, dict[str, float]] = {}
 
     def get_ladder(self, name: str) -> LadderConfig | None:
         return self.configs.get(name)
@@ -28,6 +30,36 @@ class MemoryLadders:
 
     def ladder_tallies(self, ladder: str) -> Mapping[BotVersion, RatingTally]:
         return dict(self.tallies.get(ladder, {}))
+
+    def latest_versions(self, ladder: str) -> Mapping[str, BotVersion]:
+        latest: dict[str, BotVersion] = {}
+        for result in self.results:
+            if result.ladder == ladder and result.tallies:
+                first, second = result.tallies  # seat 1's version, then seat 2's
+                latest[first.bot], latest[second.bot] = first, second
+        return latest
+
+    def owner_of(self, bot: str) -> str:
+        return ""  # no owners without a store
+
+    def take_challenge(
+        self, ladder: str, challenger: str, opponent: str, now: float, limit: int, window: float
+    ) -> bool:
+        key = (ladder, challenger, opponent)
+        sent = [t for t in self.challenges.get(key, []) if t > now - window]
+        if len(sent) >= limit:
+            return False
+        self.challenges[key] = [*sent, now]
+        return True
+
+    def admit_version(self, bot: str, version: str, now: float, limit: int, window: float) -> bool:
+        seen = self.versions.setdefault(bot, {})
+        if version in seen:
+            return True
+        if sum(1 for first in seen.values() if first > now - window) >= limit:
+            return False
+        seen[version] = now
+        return True
 
     def paused(self, ladder: str, bot: str) -> str | None:
         return self.pauses.get((ladder, bot))

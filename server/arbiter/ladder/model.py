@@ -25,6 +25,10 @@ class Termination(StrEnum):
         return self in (Termination.TIMEOUT, Termination.ILLEGAL_ACTION, Termination.DISCONNECTED)
 
 
+#: What a ladder does with a match between two bots of one owner.
+SAME_OWNER_RULES = ("unrated", "flagged")
+
+
 @dataclass(frozen=True)
 class LadderConfig:
     """A ladder: one game with fixed options, clocks and policies."""
@@ -38,6 +42,16 @@ class LadderConfig:
     #: Surge: play each pairing twice, same seed, seats swapped, so the draw's luck cancels out.
     duplicate_pairs: bool = False
     enabled: bool = True
+    #: A match between two bots of one owner: ``unrated`` (the default) or ``flagged`` (rated, and
+    #: marked as such on the match).
+    same_owner: str = "unrated"
+
+
+def one_owner(bot_1: str, bot_2: str, owner_1: str, owner_2: str) -> bool:
+    """Whether two bots have one owner: the same bot, or the same non-empty owner (case ignored)."""
+    if bot_1 == bot_2:
+        return True
+    return bool(owner_1.strip()) and owner_1.strip().casefold() == owner_2.strip().casefold()
 
 
 @dataclass(frozen=True, order=True)

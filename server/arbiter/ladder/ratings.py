@@ -11,6 +11,12 @@ same numbers; Bradley-Terry is the logistic model the whole-history fit (``whole
 too, and its "full pairing" form scores a tie explicitly as half a win, the same convention as
 there. Thurstone-Mosteller (a probit model) would be a second, different model of the same games.
 
+A bot's new version does not start from scratch: its first rated game starts from the rating of
+the version the bot played its previous rated game with on that ladder, ``mu`` kept and ``sigma``
+widened by ``NEW_VERSION_SIGMA`` (in quadrature, at most ``INITIAL_SIGMA``), with a record of its
+own (0 games). So a version string bought nothing: a losing version left behind takes its rating
+along. A version the bot played before goes on from its own rating.
+
 Everything here is deterministic: no randomness, and a replay (``recompute``) walks the results in
 ``sequence`` order through the very same ``apply_result`` the live ladder calls, so it reproduces
 the live ratings bit for bit.
@@ -18,6 +24,7 @@ the live ratings bit for bit.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -46,6 +53,9 @@ _MODEL = BradleyTerryFull(mu=INITIAL_MU, sigma=INITIAL_SIGMA, beta=BETA, tau=TAU
 PROVISIONAL_SIGMA = 4.0
 #: The median number of games of that measurement.
 GAMES_TO_ESTABLISH = 23
+#: Added (in quadrature) to a carried rating's sigma when a bot plays a new version: a new version
+#: is probably close to the old one, but less surely than the old one's games said.
+NEW_VERSION_SIGMA = INITIAL_SIGMA / 2
 
 
 def initial_rating() -> Rating:
@@ -92,6 +102,33 @@ def initial_tally() -> RatingTally:
     return RatingTally(initial_rating())
 
 
+def carried_tally(previous: RatingTally) -> RatingTally:
+    """A new version's start from the bot's previous version: its mu, a wider sigma, no games."""
+    sigma = min(INITIAL_SIGMA, math.hypot(previous.rating.sigma, NEW_VERSION_SIGMA))
+    return RatingTally(Rating(previous.rating.mu, sigma))
+
+
+def starting_tally(
+    tallies: Mapping[BotVersion, RatingTally], latest: Mapping[str, BotVersion], version: BotVersion
+) -> RatingTally:
+    """The tally ``version`` plays its next rated game from: its own, or for a version with none
+    the one carried from the bot's ``latest`` (the version of its last rated game), or the initial."""
+    own = tallies.get(version)
+    if own is not None:
+        return own
+    previous = latest.get(version.bot)
+    if previous is not None and previous in tallies:
+        return carried_tally(tallies[previous])
+    return initial_tally()
+
+
+def note_latest(latest: dict[str, BotVersion], seat_1: BotVersion, seat_2: BotVersion) -> None:
+    """After a counting result: each bot's latest version is the one it just played (seat 2's if
+    one bot had both seats)."""
+    latest[seat_1.bot] = seat_1
+    latest[seat_2.bot] = seat_2
+
+
 def counts(result: RatedResult) -> bool:
     """Whether a result moves ratings: rated, not aborted, and between two different bot versions."""
     return result.rated and result.termination is not Termination.ABORTED and result.seat_1 != result.seat_2
@@ -132,17 +169,24 @@ def tally_game(t1: RatingTally, t2: RatingTally, winner: Winner) -> tuple[Rating
 
 
 def apply_result(
-    tallies: Mapping[BotVersion, RatingTally], result: RatedResult
+    tallies: Mapping[BotVersion, RatingTally],
+    result: RatedResult,
+    latest: dict[str, BotVersion] | None = None,
 ) -> dict[BotVersion, RatingTally]:
     """The live step: the new tallies of the result's two bot versions (empty if it does not count).
 
-    A bot version missing from ``tallies`` starts from ``initial_rating()``.
+    A bot version missing from ``tallies`` starts from ``starting_tally`` (``latest``: each bot's
+    version of its last rated game, updated here; without it, a missing version starts from
+    ``initial_rating()``).
     """
     if not counts(result):
         return {}
-    t1 = tallies.get(result.seat_1) or initial_tally()
-    t2 = tallies.get(result.seat_2) or initial_tally()
+    known = latest if latest is not None else {}
+    t1 = starting_tally(tallies, known, result.seat_1)
+    t2 = starting_tally(tallies, known, result.seat_2)
     n1, n2 = tally_game(t1, t2, winner_of(result))
+    if latest is not None:
+        note_latest(latest, result.seat_1, result.seat_2)
     return {result.seat_1: n1, result.seat_2: n2}
 
 
@@ -154,6 +198,7 @@ def recompute(results: Iterable[RatedResult]) -> dict[BotVersion, RatingTally]:
     The dict is ordered by bot version.
     """
     tallies: dict[BotVersion, RatingTally] = {}
+    latest: dict[str, BotVersion] = {}
     for result in sorted(results, key=lambda r: (r.sequence, r.match_id)):
-        tallies.update(apply_result(tallies, result))
+        tallies.update(apply_result(tallies, result, latest))
     return dict(sorted(tallies.items()))

@@ -36,6 +36,7 @@ def ladder_model(config: LadderConfig, now: float) -> Ladder:
         duplicate_pairs=config.duplicate_pairs,
         enabled=config.enabled,
         created_at=now,
+        same_owner=config.same_owner,
     )
 
 
@@ -49,6 +50,7 @@ def ladder_config(ladder: Ladder) -> LadderConfig:
         rated=ladder.rated,
         duplicate_pairs=ladder.duplicate_pairs,
         enabled=ladder.enabled,
+        same_owner=ladder.same_owner,
     )
 
 
@@ -121,6 +123,7 @@ def match_row(match: Match) -> MatchRow:
         detail=match.detail,
         ended_at=match.ended_at,
         sequence=match.sequence,
+        same_owner=match.same_owner,
     )
 
 

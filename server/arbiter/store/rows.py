@@ -153,6 +153,8 @@ class MatchRow:
     detail: str | None = None
     ended_at: float | None = None
     sequence: int | None = None
+    #: Its two bots have one owner (a ladder's ``same_owner`` rule decides whether it is rated).
+    same_owner: bool = False
 
 
 # --- what the web pages read (SqlStore's web section) ---------------------------------------------

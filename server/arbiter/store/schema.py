@@ -28,6 +28,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.sql.expression import false
 
 #: Deterministic constraint names on every backend, so that migrations can name them.
 NAMING = {
@@ -93,6 +94,9 @@ class Ladder(Base):
     duplicate_pairs: Mapped[bool] = mapped_column(Boolean)
     enabled: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[float] = mapped_column(EpochTime())
+    #: Matches between two bots of one owner (migration 0005): ``unrated`` or ``flagged`` (rated,
+    #: and marked so on the match).
+    same_owner: Mapped[str] = mapped_column(String(SHORT), server_default="unrated")
 
 
 class Match(Base):
@@ -140,6 +144,8 @@ class Match(Base):
     #: In a cluster (migration 0003): the epoch of the node registration that hosts the match;
     #: its writes are refused once this moved on. None on a single node.
     owner_epoch: Mapped[int | None] = mapped_column(Integer, index=True)
+    #: Its two bots have one owner (migration 0005).
+    same_owner: Mapped[bool] = mapped_column(Boolean, server_default=false())
 
 
 class Move(Base):
@@ -286,3 +292,28 @@ class ClusterSeek(Base):
     claimed_at: Mapped[float | None] = mapped_column(EpochTime())
     match_id: Mapped[str | None] = mapped_column(String(NAME))
     seat: Mapped[int | None] = mapped_column(Integer)
+
+
+class LadderChallenge(Base):
+    """One challenge a bot sent on a ladder (migration 0005): the daily limit per pair counts these."""
+
+    __tablename__ = "ladder_challenges"
+    __table_args__ = (Index(None, "ladder", "challenger", "opponent", "sent_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ladder: Mapped[str] = mapped_column(ForeignKey("ladders.name"))
+    challenger: Mapped[str] = mapped_column(String(NAME))
+    opponent: Mapped[str] = mapped_column(String(NAME))
+    sent_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class BotVersionSeen(Base):
+    """A version a bot joined a ladder with, and when first (migration 0005): the daily limit on
+    new versions counts these."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (Index(None, "bot", "first_seen"),)
+
+    bot: Mapped[str] = mapped_column(ForeignKey("bots.name", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    first_seen: Mapped[float] = mapped_column(EpochTime())

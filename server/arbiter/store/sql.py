@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, defer, sessionmaker
 
-from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination
+from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination, one_owner
 from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
@@ -42,7 +42,18 @@ from .rows import (
     RunningMatch,
     StoreError,
 )
-from .schema import OWNER, Bot, Ladder, LadderStatus, Mail, Match, Move, Rating
+from .schema import (
+    OWNER,
+    Bot,
+    BotVersionSeen,
+    Ladder,
+    LadderChallenge,
+    LadderStatus,
+    Mail,
+    Match,
+    Move,
+    Rating,
+)
 from .schema import RatingUpdate as RatingUpdateModel
 
 #: PostgreSQL advisory lock that serialises the numbering of finished matches.
@@ -209,6 +220,7 @@ class SqlStore:
                 return False
             model = convert.match_model(start)
             model.owner_epoch = self.fence_epoch
+            model.same_owner = _one_owner(session, start.seat_1.bot, start.seat_2.bot)
             session.add(model)
             return True
 
@@ -403,6 +415,78 @@ class SqlStore:
             if status is None or not status.paused:
                 return None
             return status.paused_reason or "paused"
+
+    # --- ladder counts kept across restarts (migration 0005) ---------------------------------------
+    def take_challenge(
+        self, ladder: str, challenger: str, opponent: str, now: float, limit: int, window: float
+    ) -> bool:
+        """Count a challenge from ``challenger`` to ``opponent`` sent at ``now``, unless ``limit``
+        of them were sent in the ``window`` seconds before: then False and nothing is written."""
+        with self._write() as session:
+            if self._postgres:  # one count-then-insert at a time per ladder
+                session.execute(select(Ladder.name).where(Ladder.name == ladder).with_for_update())
+            sent = session.scalar(
+                select(func.count())
+                .select_from(LadderChallenge)
+                .where(
+                    LadderChallenge.ladder == ladder,
+                    LadderChallenge.challenger == challenger,
+                    LadderChallenge.opponent == opponent,
+                    LadderChallenge.sent_at > now - window,
+                )
+            )
+            if (sent or 0) >= limit:
+                return False
+            session.add(LadderChallenge(ladder=ladder, challenger=challenger, opponent=opponent, sent_at=now))
+            return True
+
+    def admit_version(self, bot: str, version: str, now: float, limit: int, window: float) -> bool:
+        """Whether ``bot`` may play as ``version``: yes for a version it had before; a new one is
+        recorded (first seen ``now``) unless ``limit`` new ones were first seen in the ``window``
+        seconds before, and then False and nothing is written."""
+        with self._write() as session:
+            if session.get(BotVersionSeen, (bot, version)) is not None:
+                return True
+            session.get(Bot, bot, with_for_update=True)  # one new version at a time per bot
+            recent = session.scalar(
+                select(func.count())
+                .select_from(BotVersionSeen)
+                .where(
+                    BotVersionSeen.bot == bot,
+                    BotVersionSeen.first_seen > now - window,
+                )
+            )
+            if (recent or 0) >= limit:
+                return False
+            self._insert_new(session, BotVersionSeen, [{"bot": bot, "version": version, "first_seen": now}])
+            return True
+
+    def versions_of(self, bot: str) -> list[tuple[str, float]]:
+        """The versions ``bot`` joined ladders with, and when first, oldest first."""
+        query = select(BotVersionSeen).where(BotVersionSeen.bot == bot).order_by(BotVersionSeen.first_seen)
+        with self._read() as session:
+            return [(row.version, row.first_seen) for row in session.scalars(query)]
+
+    def latest_versions(self, ladder: str) -> dict[str, BotVersion]:
+        """Per bot, the version it played its last rated match on ``ladder`` with (a new version
+        starts from that one's rating: ``ratings.starting_tally``)."""
+        last: dict[str, tuple[int, BotVersion]] = {}
+        with self._read() as session:
+            seats = ((Match.seat_1_bot, Match.seat_1_version), (Match.seat_2_bot, Match.seat_2_version))
+            for bot, version in seats:
+                newest = (
+                    select(bot.label("bot"), func.max(Match.sequence).label("sequence"))
+                    .where(Match.ladder == ladder, Match.status == FINISHED, Match.rated.is_(True))
+                    .group_by(bot)
+                    .subquery()
+                )
+                query = select(bot, version, Match.sequence).join(
+                    newest, (bot == newest.c.bot) & (Match.sequence == newest.c.sequence)
+                )
+                for name, seen, sequence in session.execute(query):
+                    if sequence is not None and (name not in last or sequence >= last[name][0]):
+                        last[name] = (sequence, BotVersion(name, seen))
+        return {name: version for name, (_, version) in sorted(last.items())}
 
     # --- reads for the web pages (server/arbiter/web) ---------------------------------------------
     # Read-only queries the pages and the JSON API make; each is one indexed query (or a few) so that
@@ -612,6 +696,12 @@ def _check_owner(owner: str) -> None:
     problem = text_problem(owner, OWNER)
     if problem is not None:
         raise StoreError(f"bad owner {shown(owner)}: {problem}")
+
+
+def _one_owner(session: Session, bot_1: str, bot_2: str) -> bool:
+    """Whether a match's two bots have one owner (``ladder.host.one_owner``; unregistered: none)."""
+    owners = dict(session.execute(select(Bot.name, Bot.owner).where(Bot.name.in_([bot_1, bot_2]))).all())
+    return one_owner(bot_1, bot_2, owners.get(bot_1, ""), owners.get(bot_2, ""))
 
 
 def _bot(session: Session, name: str) -> Bot:
