@@ -320,6 +320,7 @@ def matches_list(ladder: str | None, bot: str | None, limit: int, database: str 
         say(
             f"{row.match_id}  {row.ladder or '-':<12} {row.game:<8} {row.seat_1.bot}@{row.seat_1.version} vs "
             f"{row.seat_2.bot}@{row.seat_2.version}  {row.status}"
+            + ("  same owner" if row.same_owner else "")
         )
 
 

@@ -16,14 +16,17 @@ from arbiter.ladder.model import BotVersion, LadderConfig
 from arbiter.ladder.ratings import (
     INITIAL_SIGMA,
     RatingTally,
+    Winner,
     carried_tally,
     initial_tally,
     recompute,
     tally_game,
 )
 from arbiter.store import SqlStore
+from arbiter.web.app import create_app
 from arbiter_wire.limits import UNVERSIONED
 from arbiter_wire.reasons import reason_of
+from fastapi.testclient import TestClient
 from google.rpc import code_pb2
 
 from .harness import TORRENT_5, Lab, LadderBot, eventually, ladder_lab, serving
@@ -150,7 +153,7 @@ def test_a_new_version_starts_from_the_previous_rating_with_a_wider_sigma(store_
             new = after[BotVersion("ann", "new")]
             start = carried_tally(old)
             assert start.rating.mu == old.rating.mu and old.rating.sigma < start.rating.sigma <= INITIAL_SIGMA
-            winner = 1 if row.winner_seat == 1 else 2 if row.winner_seat == 2 else None
+            winner: Winner = 1 if row.winner_seat == 1 else 2 if row.winner_seat == 2 else None
             if row.seat_1.bot == "ann":
                 expected, _ = tally_game(start, ben_before, winner)
             else:
@@ -219,6 +222,11 @@ def test_matches_between_bots_of_one_owner_are_unrated_unless_the_ladder_flags_t
             row = store.match_row(match_id)
             assert row is not None and row.same_owner and row.rated
             assert {r.version.bot for r in store.ratings("t5-flagged")} == {"ann", "ben"}
+            # The match's page and its JSON say so.
+            app = create_app(store)
+            with TestClient(app) as client:
+                assert client.get(f"/api/matches/{match_id}").json()["match"]["same_owner"] is True
+                assert "same owner" in client.get(f"/matches/{match_id}").text
         finally:
             store.close()
 

@@ -66,6 +66,9 @@ class MatchSummary(BaseModel):
     termination: str | None
     faulty_seat: int | None
     detail: str | None
+    #: Its two bots have one owner (or it is two versions of one bot): unrated unless the ladder
+    #: rates and flags such matches.
+    same_owner: bool = False
 
 
 class RatingOut(BaseModel):

@@ -109,6 +109,7 @@ def match_summary(row: MatchRow) -> MatchSummary:
         termination=None if row.termination is None else row.termination.value,
         faulty_seat=row.faulty_seat,
         detail=row.detail,
+        same_owner=row.same_owner,
     )
 
 

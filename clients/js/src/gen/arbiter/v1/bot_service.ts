@@ -282,8 +282,9 @@ export interface LadderJoined {
 export interface LadderRejected {
   /**
    * The gRPC status with a google.rpc.ErrorInfo detail: LADDER_NOT_FOUND, CHALLENGE_REFUSED,
-   * RESOURCE_EXHAUSTED (challenge limit), SHUTTING_DOWN or BAD_REQUEST (max_concurrent out of
-   * range, or a bot that is not registered in the arbiter's store).
+   * RESOURCE_EXHAUSTED (challenge limit, new versions per day, matches per bot), SHUTTING_DOWN or
+   * BAD_REQUEST (max_concurrent out of range, or a bot that is not registered in the arbiter's
+   * store).
    */
   status?:
     | Status
