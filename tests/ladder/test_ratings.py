@@ -10,14 +10,19 @@ import pytest
 from arbiter.ladder.model import BotVersion, RatedResult, Rating, Termination
 from arbiter.ladder.ratings import (
     GAMES_TO_ESTABLISH,
+    INITIAL_SIGMA,
+    NEW_VERSION_SIGMA,
     PROVISIONAL_SIGMA,
     RatingTally,
     Winner,
     apply_result,
+    carried_tally,
     initial_rating,
+    initial_tally,
     is_provisional,
     rate,
     recompute,
+    tally_game,
 )
 
 BOTS = [BotVersion(f"bot{k}", f"v{k % 3}") for k in range(8)]
@@ -195,3 +200,49 @@ def test_is_provisional_is_sigma_above_the_threshold():
     assert is_provisional(Rating(25.0, PROVISIONAL_SIGMA + 1e-9))
     assert not is_provisional(Rating(25.0, PROVISIONAL_SIGMA))
     assert RatingTally(Rating(10.0, 1.0)).provisional is False
+
+
+# --- a bot's new version -------------------------------------------------------------------------
+def test_a_new_version_starts_from_the_bots_previous_version_less_sure():
+    old, new, rival = BotVersion("ann", "1"), BotVersion("ann", "2"), BotVersion("ben", "b")
+    history = [result(n, old, rival, 1) for n in range(1, 6)]
+    before = recompute(history)
+    tallies = recompute([*history, result(6, rival, new, 2)])
+    start = carried_tally(before[old])
+    assert start.rating.mu == before[old].rating.mu
+    assert start.rating.sigma == min(INITIAL_SIGMA, math.hypot(before[old].rating.sigma, NEW_VERSION_SIGMA))
+    assert start.games == 0
+    _, expected = tally_game(before[rival], start, 2)
+    assert tallies[new] == expected and tallies[new].games == 1
+    assert tallies[old] == before[old]  # the old version keeps its own line
+    # Far above the initial rating, as the old version stood: not reset to 25.
+    assert tallies[new].rating.mu > rate(initial_rating(), before[rival].rating, 2)[1].mu + 1
+
+
+def test_a_carried_sigma_never_exceeds_the_initial_one():
+    assert carried_tally(initial_tally()).rating.sigma == INITIAL_SIGMA
+    sure = RatingTally(Rating(30.0, 1.0), games=200)
+    assert carried_tally(sure).rating.sigma == pytest.approx(math.hypot(1.0, NEW_VERSION_SIGMA))
+
+
+def test_an_old_version_played_again_goes_on_from_its_own_rating():
+    one, two, rival = BotVersion("ann", "1"), BotVersion("ann", "2"), BotVersion("ben", "b")
+    history = [result(1, one, rival, 1), result(2, rival, two, 1), result(3, rival, two, 1)]
+    before = recompute(history)
+    after = recompute([*history, result(4, one, rival, 2)])
+    expected, _ = tally_game(before[one], before[rival], 2)
+    assert after[one] == expected
+
+
+def test_live_steps_with_the_latest_versions_equal_the_replay():
+    rng = random.Random(7)
+    versions = [BotVersion(f"bot{k % 4}", f"v{k}") for k in range(12)]
+    results = []
+    for n in range(1, 300):
+        a, b = rng.sample(versions, 2)
+        results.append(result(n, a, b, rng.choice([1, 2, None])))
+    tallies: dict[BotVersion, RatingTally] = {}
+    latest: dict[str, BotVersion] = {}
+    for r in results:
+        tallies.update(apply_result(tallies, r, latest))
+    assert dict(sorted(tallies.items())) == recompute(reversed(results))
