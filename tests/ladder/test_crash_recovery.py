@@ -18,10 +18,12 @@ from pathlib import Path
 from arbiter.ladder.model import LadderConfig
 from arbiter.ladder.ratings import recompute
 from arbiter.store import SqlStore
-from arbiter_bot.client import Backoff, run_bot
+from arbiter_bot.client import Backoff, Session
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_games.timecontrol import TimeControl
+
+from tests.ladder_games import play_each
 
 BOTS = ("ann", "ben", "cat", "dan")
 GAMES_EACH = 8
@@ -79,20 +81,20 @@ def test_kill_9_during_a_ladder_loses_no_finished_result(store_url, tmp_path):
 
     async def scenario():
         backoff = Backoff(initial=0.1, maximum=0.5)
-        bots = [
-            run_bot(
+        sessions = {
+            name: Session(
                 (GreedyFlankBot(i) if i % 2 else Slow(i)),
                 address,
                 tokens[name],
                 ("torrent", {"size": 5}),
-                games=GAMES_EACH,
                 ladder="t5",
                 version="v1",
                 backoff=backoff,
             )
             for i, name in enumerate(BOTS)
-        ]
-        tasks = [asyncio.create_task(bot) for bot in bots]
+        }
+        # Each plays GAMES_EACH or more: nobody leaves before all have theirs (no odd bot out).
+        playing = asyncio.create_task(play_each(sessions, GAMES_EACH, timeout=240))
         nonlocal server
         await wait_until(lambda: len(finished(store)) >= 4, 60, "4 finished matches")
         # Kill it in the middle of a match: one whose moves the store already holds.
@@ -102,7 +104,7 @@ def test_kill_9_during_a_ladder_loses_no_finished_result(store_url, tmp_path):
         before = finished(store)
         in_flight = {row.match_id for row in store.matches("t5", limit=10_000) if row.status == "running"}
         server = start_server(store_url, port, log)
-        summaries = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+        summaries = list((await asyncio.wait_for(playing, 150)).values())
         return before, in_flight, summaries
 
     try:

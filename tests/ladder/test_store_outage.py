@@ -14,11 +14,12 @@ from arbiter.node import Arbiter, ArbiterConfig
 from arbiter.sessions.auth import BotDirectory
 from arbiter.store import SqlStore
 from arbiter.transport.server import create_server
-from arbiter_bot.client import run_bot
+from arbiter_bot.client import Session
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_games.timecontrol import TimeControl
 
+from tests.ladder_games import play_each
 from tests.postgres import Cluster
 
 BOTS = ("ann", "ben", "cat", "dan")
@@ -44,18 +45,18 @@ def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
             config = ArbiterConfig(bots=BotDirectory())
             arbiter = Arbiter(config, listeners=[follow], store=store)
             server = await create_server(config, arbiter=arbiter)
-            bots = [
-                run_bot(
+            sessions = {
+                name: Session(
                     GreedyFlankBot(i) if i % 2 else RandomBot(i),
                     server.address,
                     tokens[name],
                     ("torrent", {"size": 5}),
-                    games=GAMES_EACH,
                     ladder="t5",
                 )
                 for i, name in enumerate(BOTS)
-            ]
-            tasks = [asyncio.create_task(bot) for bot in bots]
+            }
+            # Each plays GAMES_EACH or more: nobody leaves before all have theirs (no odd bot out).
+            playing = asyncio.create_task(play_each(sessions, GAMES_EACH, timeout=150))
             while len(ended) < 3 or not arbiter.hosting.matches:
                 await asyncio.sleep(0.02)
             # Halted with the event loop blocked: no match moves while pg_ctl works (it can take
@@ -72,7 +73,7 @@ def test_postgresql_stopped_and_started_mid_ladder_loses_and_doubles_nothing():
             assert during == len(running), "matches should go on while the database is away"
             await asyncio.sleep(0.5)
             await asyncio.to_thread(cluster.restart)
-            summaries = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+            summaries = list((await asyncio.wait_for(playing, 90)).values())
             await server.stop(1.0)
             return during, summaries
 

@@ -25,11 +25,13 @@ from arbiter.transport.server import RunningServer, create_server
 from arbiter.web.app import WebServer, create_app
 from arbiter.web.live import LiveHub
 from arbiter_bot.bot import Bot
-from arbiter_bot.client import run_bot
+from arbiter_bot.client import Session
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_bot.examples.surge_tips import SurgeTipsBot
 from arbiter_games.timecontrol import TimeControl
+
+from tests.ladder_games import play_each
 
 CHROMIUM = os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium")
 #: Set to a folder to save a screenshot of each page there (docs/screenshots is the committed set).
@@ -93,12 +95,14 @@ class Site:
         return self.web.address
 
     async def play(self, ladder: str, spec: Any, bots: dict[str, Bot], games: int) -> list[Any]:
+        """Each bot plays at least ``games`` matches on ``ladder`` (all stay until all have them)."""
         assert self.grpc is not None
-        tasks = [
-            run_bot(bot, self.grpc.address, self.tokens[name], spec, games=games, ladder=ladder, version="v1")
+        address = self.grpc.address
+        sessions = {
+            name: Session(bot, address, self.tokens[name], spec, None, ladder=ladder, version="v1")
             for name, bot in bots.items()
-        ]
-        return await asyncio.gather(*tasks)
+        }
+        return list((await play_each(sessions, games, timeout=110)).values())
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:

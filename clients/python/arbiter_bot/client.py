@@ -500,6 +500,21 @@ class Session:
             if self.done() or self._fatal is not None:
                 return
 
+    @property
+    def playing(self) -> int:
+        """How many of this bot's matches are running now (or announced and not yet started)."""
+        return self._active()
+
+    def wind_down(self) -> None:
+        """Take no new match: the ones running (or announced) are played to their end, then
+        :meth:`run` returns. On a ladder the bot leaves it at once. (Several bots on one ladder that
+        each stop after a fixed number of matches can leave the last of them with nobody to
+        play; a group that winds down together once each has enough cannot.)"""
+        self.games = self._finished + self._active()
+        self._top_up_seeks()
+        if self.done():
+            self._stop_now()  # nothing to finish: end the call now
+
     def drop_connection(self) -> None:
         """Close the current stream at once; the session reconnects after the backoff delay and the
         arbiter resumes its matches (what a network failure does; for tests and experiments)."""
