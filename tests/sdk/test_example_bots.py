@@ -9,7 +9,7 @@ from arbiter_bot.bot import Bot, TurnContext
 from arbiter_bot.examples.greedy_flank import GreedyFlankBot
 from arbiter_bot.examples.random_bot import RandomBot
 from arbiter_bot.examples.surge_tips import SurgeTipsBot
-from arbiter_bot.local import compare, load_bot, play_local
+from arbiter_bot.local import BotLoadError, compare, load_bot, play_local
 from arbiter_games.hexflank import PASS, SWAP, Place
 from arbiter_games.torrent import TORRENT
 from arbiter_wire import convert
@@ -102,5 +102,5 @@ def test_local_play_and_loading() -> None:
     assert isinstance(bot, SurgeTipsBot)
     result = play_local(bot, load_bot("random_bot", 4), "surge", seed=bytes(32), wire=True)
     assert result.actions and set(result.scores) == {1, 2}
-    with pytest.raises(ModuleNotFoundError):
+    with pytest.raises(BotLoadError, match="unknown bot 'no_such_bot'"):
         load_bot("no_such_bot")

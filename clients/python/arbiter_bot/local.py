@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
+import pkgutil
 import random
 import secrets
 import sys
@@ -139,16 +141,55 @@ def compare(
     return tally
 
 
+class BotLoadError(Exception):
+    """A ``--bot1``/``--bot2`` that names no bot (its message is one line for the user)."""
+
+
+def example_names() -> list[str]:
+    """The example bots' module names (``random_bot``, ``surge_tips`` ...)."""
+    from . import examples
+
+    return sorted(
+        info.name
+        for info in pkgutil.iter_modules(examples.__path__)
+        if hasattr(importlib.import_module(f"{examples.__name__}.{info.name}"), "make_bot")
+    )
+
+
 def load_bot(name: str, seed: int | None = None) -> Bot:
-    """A bot by example module name (``random_bot``, ``surge_tips`` ...) or ``package.module:factory``."""
-    module_name, _, class_name = name.partition(":")
-    if "." not in module_name:
-        module_name = f"arbiter_bot.examples.{module_name}"
-    module = importlib.import_module(module_name)
-    factory = getattr(module, class_name or "make_bot")
-    bot = factory(seed)
+    """A bot by name: an example's module name (``random_bot``), or any importable module (found
+    from the current folder too) as ``module`` or ``module:factory``; the factory (default
+    ``make_bot``) is called with the seed if it takes an argument. BotLoadError when it names no bot."""
+    module_name, _, factory_name = name.partition(":")
+    module_name = module_name.strip()
+    if not module_name:
+        raise BotLoadError(f"no bot named {name!r}: give a module, or module:factory")
+    example = f"{__package__}.examples.{module_name}"
+    candidates = [module_name] if "." in module_name else [example, module_name]
+    module = None
+    for candidate in candidates:
+        try:
+            module = importlib.import_module(candidate)
+            break
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not candidate.startswith(exc.name):
+                raise  # the module exists but imports something missing: show the real error
+    if module is None:
+        raise BotLoadError(
+            f"unknown bot {module_name!r}: no example and no module of that name "
+            f"(examples: {', '.join(example_names())}; your own: a module on the path, "
+            "as module or module:factory)"
+        )
+    factory = getattr(module, factory_name or "make_bot", None)
+    if factory is None or not callable(factory):
+        raise BotLoadError(f"module {module.__name__} has no {factory_name or 'make_bot'}() that makes a bot")
+    try:
+        takes_seed = bool(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):
+        takes_seed = True
+    bot = factory(seed) if takes_seed else factory()
     if not isinstance(bot, Bot):
-        raise TypeError(f"{name} did not make a Bot")
+        raise BotLoadError(f"{name} made a {type(bot).__name__}, not an arbiter_bot Bot")
     return bot
 
 
@@ -156,8 +197,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arbiter_bot.local", description=__doc__.split("\n")[0])
     parser.add_argument("--game", choices=GAMES, default="surge")
     parser.add_argument("--size", type=int, default=None, help="Torrent/Fravan board size")
-    parser.add_argument("--bot1", default="surge_tips", help="example module name, or module:factory")
-    parser.add_argument("--bot2", default="random_bot")
+    parser.add_argument(
+        "--bot1",
+        default="surge_tips",
+        help="an example's name (random_bot, greedy_flank, surge_tips ...), or your own module "
+        "(found from the current folder) as module or module:factory (default factory: make_bot)",
+    )
+    parser.add_argument("--bot2", default="random_bot", help="the same, for the other bot")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=None, help="series seed (random when omitted)")
     parser.add_argument("--wire", action="store_true", help="round-trip every turn through protobuf")
@@ -165,6 +211,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     takes_size = any(option.name == "size" for option in get_game(args.game).options)
     options = {"size": args.size} if args.size and takes_size else {}
     seed = args.seed if args.seed is not None else secrets.randbits(32)
+    try:  # both named bots exist, before any game
+        load_bot(args.bot1, seed)
+        load_bot(args.bot2, seed)
+    except BotLoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     tally = compare(
         lambda i: load_bot(args.bot1, seed + 2 * i),
