@@ -585,6 +585,7 @@ def match_command(
     if sprt is not None and games < 2:
         fail(f"--games must be at least 2 (one pair) with --sprt, got {games}", 2)
     _check_run_options(concurrency, connect_timeout)
+    _check_bots([bot_a, bot_b], game)
     options = _game_options(game, size)
     folder = Path(records) if records else Path("records") / datetime.now().strftime("match-%Y%m%d-%H%M%S")
     config = RunnerConfig(
@@ -629,6 +630,16 @@ def _check_run_options(concurrency: int, connect_timeout: float) -> None:
         fail(f"--concurrency must be at least 1, got {concurrency}", 2)
     if not connect_timeout > 0:
         fail(f"--connect-timeout must be more than 0 seconds, got {connect_timeout:g}", 2)
+
+
+def _check_bots(bots: list[str], game: str) -> None:
+    """Each bot can play ``game``, before anything starts (one error line, status 2)."""
+    from .runner.local_match import bot_problem
+
+    for spec in bots:
+        problem = bot_problem(spec, game)
+        if problem is not None:
+            fail(problem, 2)
 
 
 def _game_options(game: str, size: int | None) -> dict[str, int]:
@@ -745,6 +756,7 @@ def tournament(
     if games < 1:
         fail(f"--games must be at least 1, got {games}", 2)
     _check_run_options(concurrency, connect_timeout)
+    _check_bots(list(bots), game)
     folder = (
         Path(records) if records else Path("records") / datetime.now().strftime("tournament-%Y%m%d-%H%M%S")
     )

@@ -53,10 +53,16 @@ def test_match_with_a_command_bot(tmp_path):
 
 def test_match_reports_a_bot_that_cannot_start(tmp_path):
     result = CliRunner().invoke(
-        main, ["match", "random", "/nonexistent/bot", "--games", "1", "--records", str(tmp_path)]
+        main, ["match", "random", "sh -c 'exit 3'", "--games", "1", "--records", str(tmp_path)]
     )
     assert result.exit_code == 1
     assert "exited with status" in result.output
+    # A program that does not exist is refused before anything starts.
+    result = CliRunner().invoke(
+        main, ["match", "random", "/nonexistent/bot", "--games", "1", "--records", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "no program /nonexistent/bot" in result.output
 
 
 def test_demo_runs_its_programme():

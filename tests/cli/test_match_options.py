@@ -62,3 +62,32 @@ def test_concurrency_must_be_at_least_one(tmp_path, value):
     )
     assert "--concurrency" in one_line_error(result, 2)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_misspelt_built_in_name_is_an_unknown_bot_not_a_command(tmp_path):
+    """`arbiter match greedy randm` ran `randm` as a shell command and failed late."""
+    started = time.monotonic()
+    for command in ("match", "tournament"):
+        args = [command, "greedy", "randm", "--game", "torrent", "--size", "5", "--games", "1"]
+        line = one_line_error(CliRunner().invoke(main, [*args, "--records", str(tmp_path)]), 2)
+        assert line.startswith("error: unknown bot 'randm'; built-in bots: random, greedy"), line
+    assert time.monotonic() - started < 5
+    assert list(tmp_path.iterdir()) == []  # refused before anything ran
+
+
+@pytest.mark.parametrize(
+    ("bot", "game"), [("greedy_flank", "surge"), ("mcts_flank", "surge"), ("surge_tips", "torrent")]
+)
+def test_a_built_in_bot_for_another_game_is_refused_up_front(tmp_path, bot, game):
+    args = ["match", bot, "random", "--game", game, "--games", "1", "--records", str(tmp_path)]
+    line = one_line_error(CliRunner().invoke(main, args), 2)
+    assert line.startswith(f"error: built-in bot '{bot}' plays ") and f"not {game}" in line
+
+
+def test_names_that_adapt_to_the_game_and_real_commands_are_taken():
+    from arbiter.runner.local_match import bot_problem
+
+    assert bot_problem("greedy", "surge") is None and bot_problem("mcts", "torrent") is None
+    assert bot_problem("random", "fravan") is None
+    assert bot_problem("python -m arbiter_bot.examples.random_bot", "torrent") is None
+    assert "no program" in (bot_problem("./nowhere/bot --fast", "torrent") or "")

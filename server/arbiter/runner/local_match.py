@@ -14,6 +14,7 @@ import hashlib
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import sys
 import unicodedata
@@ -148,6 +149,41 @@ class _RunnerArbiter(Arbiter):
 
 def is_builtin(spec: str) -> bool:
     return spec in BUILTIN
+
+
+#: The games each game-specific example plays (the rest play every game).
+PLAYS = {
+    "greedy_flank": ("torrent", "fravan"),
+    "mcts_flank": ("torrent", "fravan"),
+    "surge_tips": ("surge",),
+    "ismcts_surge": ("surge",),
+}
+
+
+def bot_problem(spec: str, game: str) -> str | None:
+    """Why ``spec`` cannot play ``game`` (None when it can): a built-in name for another game, or a
+    command whose program does not exist (a misspelt built-in name, most likely)."""
+    if is_builtin(spec):
+        module = _builtin_module(spec, game)
+        plays = PLAYS.get(module)
+        if plays is not None and game not in plays:
+            return f"built-in bot {spec!r} plays {' and '.join(plays)}, not {game}"
+        return None
+    try:
+        words = shlex.split(spec)
+    except ValueError as exc:
+        return f"bot command {spec!r} cannot be read: {exc}"
+    if not words:
+        return "an empty bot name"
+    program = words[0]
+    if "/" in program:
+        if not Path(program).exists():
+            return f"bot command {spec!r}: no program {program}"
+        return None
+    if shutil.which(program) is None:
+        known = ", ".join(BUILTIN)
+        return f"unknown bot {spec!r}; built-in bots: {known} (or a shell command that starts a bot)"
+    return None
 
 
 def _builtin_module(spec: str, game: str) -> str:
