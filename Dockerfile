@@ -18,7 +18,7 @@ COPY pyproject.toml README.md LICENSE ./
 COPY server/ server/
 RUN pip install . && rm -rf /src
 
-# Not root; /data holds the default SQLite store (arbiter.db) and the match records.
+# Not root; /data holds the default SQLite store (arbiter.db) (and records, with --records DIR).
 RUN useradd --system --uid 10001 --home-dir /data --create-home arbiter
 USER 10001
 WORKDIR /data

@@ -207,7 +207,13 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     type=click.Path(exists=True, dir_okay=False),
     help="File of NAME=TOKEN or NAME=sha256:HEX lines (see 'arbiter token').",
 )
-@click.option("--records", type=click.Path(file_okay=False), default="records", show_default=True)
+@click.option(
+    "--records",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Also write one JSON record per finished match into this folder (none unless given; "
+    "with a store, every record is kept there too: arbiter matches export).",
+)
 @click.option(
     "--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop."
 )
@@ -283,7 +289,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     port: int,
     bot_specs: tuple[str, ...],
     tokens_file: str | None,
-    records: str,
+    records: str | None,
     grace: float,
     log_level: str,
     base: float,
@@ -361,7 +367,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         bots=bots,
         default_control=_time_control(base, increment, per_decision),
         policy=MatchPolicy(on_timeout=on_timeout, on_illegal=on_illegal),
-        records_dir=Path(records),
+        records_dir=Path(records) if records is not None else None,
         rate_limits=hosting.rate_limits,
         connections=hosting.connections,
         credential_check=hosting.credential_check,
