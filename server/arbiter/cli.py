@@ -817,18 +817,52 @@ def token(name: str) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--quiet", is_flag=True, help="Only check; print no boards.")
-def replay(file: str, quiet: bool) -> None:
-    """Replay a match record through the engine, check it, and print the boards."""
+def replay(files: tuple[str, ...], quiet: bool) -> None:
+    """Replay match records through the engine, check them, and print the boards.
+
+    FILES are record files or folders (each folder's *.json records). One file: its boards (unless
+    --quiet), result and check. Several: one line per record, then how many were ok. Exit status:
+    0 when every record checked out, 1 when one disagrees with the engine, 2 when one cannot be
+    read or is no complete record.
+    """
+    paths: list[Path] = []
+    for name in files:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(path.glob("*.json"))
+            if not found:
+                fail(f"{name}: no *.json record in this folder", 2)
+            paths.extend(found)
+        else:
+            paths.append(path)
+    if len(paths) == 1:
+        sys.exit(_replay_one(paths[0], quiet))
+    statuses = [_replay_one(path, quiet=True, brief=True) for path in paths]
+    bad = sum(1 for status in statuses if status)
+    say(f"{len(statuses) - bad} of {len(statuses)} records ok" + (f", {bad} failed" if bad else ""))
+    sys.exit(max(statuses))
+
+
+def _replay_one(path: Path, quiet: bool, brief: bool = False) -> int:
+    """Replay one record; its exit status. ``brief``: one line for it (several files)."""
     from .match.replay import RecordError, load_record
     from .match.replay import replay as run_replay
 
     try:
-        record = load_record(file)
+        record = load_record(path)
         report = run_replay(record)
     except RecordError as exc:
-        fail(str(exc), 2)
+        message = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
+        if not brief:
+            fail(message, 2)
+        say(f"error: {message}")
+        return 2
+    if brief:
+        problems = f"{len(report.problems)} problem(s): {report.problems[0]}" if report.problems else "ok"
+        say(f"{path}: {report.game}, {len(report.actions)} actions: {problems}")
+        return 0 if report.ok else 1
     one, two = report.seats
     say(f"{report.game} {record.get('options') or ''}: seat 1 {one} vs seat 2 {two}")
     if not quiet:
@@ -841,7 +875,7 @@ def replay(file: str, quiet: bool) -> None:
     for problem in report.problems:
         say(f"problem: {problem}")
     say("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
-    sys.exit(0 if report.ok else 1)
+    return 0 if report.ok else 1
 
 
 def _register_store_commands() -> None:

@@ -184,6 +184,15 @@ def read_cases(paths: Iterable[str | Path]) -> Iterator[tuple[str, dict[str, Any
                 raise VectorFileError(f"{path}:{number}: not JSON: {exc}") from exc
             if not isinstance(case, dict):
                 raise VectorFileError(f"{path}:{number}: a case must be a JSON object")
+            if case.get("format") == "arbiter-match-record/1":
+                raise VectorFileError(
+                    f"{path}:{number}: a match record, not a conformance case (check it with arbiter replay)"
+                )
+            if "game" not in case or not ("id" in case or "expect" in case):
+                raise VectorFileError(
+                    f"{path}:{number}: not a conformance case (a case has a 'game', and an 'id' or "
+                    "an 'expect')"
+                )
             yield f"{path}:{number}", case
 
 

@@ -58,3 +58,20 @@ def test_no_cases_or_unreadable_exits_2(tmp_path):
     garbage = tmp_path / "garbage.jsonl"
     garbage.write_text("{not json\n")
     assert run(garbage).exit_code == 2
+
+
+def test_a_file_of_match_records_or_other_json_is_no_case_file(tmp_path):
+    """A match record was counted as a failed case (issue 19 item 7): one error line, status 2."""
+    folder = tmp_path / "records"
+    made = CliRunner().invoke(
+        main, ["match", "random", "random", "--size", "5", "--games", "1", "--records", str(folder)]
+    )
+    assert made.exit_code == 0, made.output
+    [record] = folder.glob("torrent-*.json")
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"name": "not a case"}\n')
+    for path, said in ((record, "a match record, not a conformance case"), (other, "not a conformance case")):
+        result = run(path)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: {path}:1: {said}"), result.output

@@ -94,3 +94,44 @@ def test_names_and_actions_from_the_record_are_printed_visibly(tmp_path, record)
 def test_an_untouched_record_still_replays(tmp_path, record):
     code, output = replay(tmp_path, record)
     assert code == 0 and "record checked: ok" in output, output
+
+
+MISSING = {
+    "no_actions": (lambda r: r.pop("actions"), "the record has no 'actions' field"),
+    "no_seat_2": (lambda r: r["seats"].pop("2"), "the record has no 'seats.2' field"),
+    "no_reason": (lambda r: r["result"].pop("reason"), "the record has no 'result.reason' field"),
+    "action_without_seat": (
+        lambda r: r["actions"][0].pop("seat"),
+        "the record has no 'actions[0].seat' field",
+    ),
+}
+
+
+@pytest.mark.parametrize(("change", "said"), MISSING.values(), ids=MISSING.keys())
+def test_a_missing_field_is_named(tmp_path, record, change, said):
+    """Not `KeyError: 'actions'` (issue 19 item 7)."""
+    code, output = replay(tmp_path, crafted(record, change))
+    assert code == 2 and said in output and "KeyError" not in output, output
+
+
+def test_several_records_and_folders_are_checked_each_on_one_line(tmp_path, record):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"good-{n}.json").write_text(json.dumps(record))
+    bad = crafted(record, lambda r: r["result"].update(reason="timeout", winner_seat=None))
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    result = CliRunner().invoke(main, ["replay", str(folder)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 4 and lines[-1] == "3 of 3 records ok"
+    assert all(line.endswith(": ok") for line in lines[:3])
+    result = CliRunner().invoke(main, ["replay", str(folder), str(tmp_path / "bad.json")])
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[-1] == "3 of 4 records ok, 1 failed"
+    assert lines[3].startswith(f"{tmp_path / 'bad.json'}: torrent") and "problem(s)" in lines[3]
+    (tmp_path / "broken.json").write_text("{")
+    result = CliRunner().invoke(main, ["replay", str(folder), str(tmp_path / "broken.json")])
+    assert result.exit_code == 2 and f"error: {tmp_path / 'broken.json'}: cannot read" in result.output
+    assert result.output.strip().splitlines()[-1] == "3 of 4 records ok, 1 failed"

@@ -44,10 +44,41 @@ def replay(record: dict[str, Any]) -> ReplayReport:
 
     Raises RecordError when the record lacks what a replay needs or holds the wrong kinds.
     """
+    missing = missing_field(record)
+    if missing is not None:
+        raise RecordError(f"the record has no {missing!r} field")
     try:
         return _replay(record)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
-        raise RecordError(f"the record is incomplete or malformed: {type(exc).__name__}: {exc}") from exc
+    except KeyError as exc:
+        raise RecordError(f"the record has no {exc.args[0]!r} field where one is needed") from exc
+    except (TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise RecordError(f"the record is malformed: {type(exc).__name__}: {exc}") from exc
+
+
+#: What a replay reads of a record: each field by its dotted path (``actions[]``: each entry).
+REQUIRED = ("game", "seed", "seats", "seats.1", "seats.2", "actions", "result", "result.reason")
+REQUIRED_PER_ACTION = ("action", "seat")
+
+
+def missing_field(record: dict[str, Any]) -> str | None:
+    """The first field a replay needs that the record lacks, by its dotted path (None: all there).
+    A part that is there but of the wrong kind is left to the replay to refuse."""
+    for path in REQUIRED:
+        here: Any = record
+        for part in path.split("."):
+            if not isinstance(here, dict):
+                break
+            if part not in here:
+                return path
+            here = here[part]
+    actions = record.get("actions")
+    if isinstance(actions, list):
+        for number, entry in enumerate(actions):
+            if isinstance(entry, dict):
+                for key in REQUIRED_PER_ACTION:
+                    if key not in entry:
+                        return f"actions[{number}].{key}"
+    return None
 
 
 def _replay(record: dict[str, Any]) -> ReplayReport:  # noqa: C901 - one check after another, in record order
