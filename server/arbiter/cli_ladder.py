@@ -8,6 +8,7 @@ running arbiter at once (it reads bots and ladders from the same store).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,10 +26,11 @@ from arbiter_games.policy import (
 from arbiter_games.timecontrol import TimeControl
 
 from .cli_text import fail, say
-from .ladder.model import SAME_OWNER_RULES, LadderConfig
+from .ladder.model import SAME_OWNER_RULES, LadderConfig, Termination
 from .ladder.ratings import is_provisional, recompute
 from .ladder.standings import standings, whole_history_standings
 from .store import OutdatedSchema, SqlStore, StoreError, default_url
+from .store.rows import MatchRow
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -307,21 +309,51 @@ def matches() -> None:
 
 
 @matches.command("list")
-@click.option("--ladder", default=None)
-@click.option("--bot", default=None)
-@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--ladder", default=None, help="Only this ladder's matches.")
+@click.option("--bot", default=None, help="Only matches this bot played.")
+@click.option("--limit", type=int, default=50, show_default=True, help="At most this many, newest first.")
 @database_option
 def matches_list(ladder: str | None, bot: str | None, limit: int, database: str | None) -> None:
-    """The latest matches, newest first."""
+    """The latest matches, newest first: when, the game, the two bots and how it ended."""
+    if limit < 1:
+        fail(f"--limit must be at least 1, got {limit}", 2)
     with opened(database) as store:
         known(store, ladder=ladder, bot=bot)
         rows = store.matches(ladder, bot, limit)
+    if not rows:
+        say("no matches yet" + (f" on ladder {ladder}" if ladder else "") + (f" of bot {bot}" if bot else ""))
+        return
+    say(f"{'match':<16}  {'started (UTC)':<16}  {'game':<7} {'ladder':<12} bots, seat 1 first: result")
     for row in rows:
+        started = time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.started_at))
         say(
-            f"{row.match_id}  {row.ladder or '-':<12} {row.game:<8} {row.seat_1.bot}@{row.seat_1.version} vs "
-            f"{row.seat_2.bot}@{row.seat_2.version}  {row.status}"
-            + ("  same owner" if row.same_owner else "")
+            f"{row.match_id:<16}  {started}  {row.game:<7} {row.ladder or '-':<12} "
+            f"{row.seat_1.bot}@{row.seat_1.version} vs {row.seat_2.bot}@{row.seat_2.version}: "
+            f"{result_text(row)}" + ("  (same owner)" if row.same_owner else "")
         )
+
+
+def result_text(row: MatchRow) -> str:
+    """How a stored match ended, by bot name: ``alice won 39-22``, ``bob lost on time``, ``draw``."""
+    if row.status == "running":
+        return "running"
+    if row.status == "aborted":
+        return "aborted" + (f" ({row.detail})" if row.detail else "")
+    names = {1: row.seat_1.bot, 2: row.seat_2.bot}
+    scores = dict(row.scores or {})
+    faulty = names.get(row.faulty_seat or 0)
+    if row.termination is Termination.TIMEOUT and faulty is not None:
+        return f"{faulty} lost on time"
+    if row.termination is Termination.DISCONNECTED and faulty is not None:
+        return f"{faulty} lost on time, disconnected"
+    if row.termination is Termination.ILLEGAL_ACTION and faulty is not None:
+        return f"{faulty} forfeited (illegal action)"
+    if row.winner_seat in names:
+        winner, loser = row.winner_seat, 3 - row.winner_seat
+        score = f" {scores[winner]}-{scores[loser]}" if winner in scores and loser in scores else ""
+        return f"{names[winner]} won{score}"
+    score = f" {scores[1]}-{scores[2]}" if 1 in scores and 2 in scores else ""
+    return f"draw{score}"
 
 
 @matches.command("export")

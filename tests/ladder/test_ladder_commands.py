@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -205,11 +206,22 @@ def test_the_commands_read_a_ladder_that_was_played(store_url, tmp_path):
         store.close()
 
     # Matches: list and export; an exported record replays.
-    listing = arbiter(store_url, "matches", "list").output.splitlines()
-    assert len(listing) == 10 and all(line.split()[-1] == "finished" for line in listing)
+    header, *listing = arbiter(store_url, "matches", "list").output.splitlines()
+    assert header.split()[:3] == ["match", "started", "(UTC)"]
     assert {line.split()[0] for line in listing} == {row.match_id for row in stored}
+    by_id = {row.match_id: row for row in stored}
+    for line in listing:
+        row = by_id[line.split()[0]]
+        # When, the game, and the result by bot name ("greedy won 20-5", "draw 12-12").
+        assert time.strftime("%Y-%m-%d %H:%M", time.gmtime(row.started_at)) in line and " torrent " in line
+        assert row.winner_seat is not None or line.split(": ")[-1].startswith("draw")
+        if row.winner_seat is not None:
+            winner = row.seat_1.bot if row.winner_seat == 1 else row.seat_2.bot
+            assert row.scores is not None
+            score = f"{row.scores[row.winner_seat]}-{row.scores[3 - row.winner_seat]}"
+            assert line.endswith(f": {winner} won {score}"), line
     assert (
-        len(arbiter(store_url, "matches", "list", "--bot", "greedy", "--limit", "3").output.splitlines()) == 3
+        len(arbiter(store_url, "matches", "list", "--bot", "greedy", "--limit", "3").output.splitlines()) == 4
     )
     out = tmp_path / "records"
     assert (
