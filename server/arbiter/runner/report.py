@@ -173,9 +173,17 @@ class SprtReporter:
         self.verdict = self.sprt.add_pair(points)
         bounds = self.sprt.bounds
         penta = " ".join(str(c) for c in self.sprt.penta.counts)
+        llr = self.sprt.llr()
+        early = ""
+        if self.sprt.penta.pairs < self.sprt.min_pairs and not bounds.lower < llr < bounds.upper:
+            side = "upper" if llr >= bounds.upper else "lower"
+            early = (
+                f"   {side} bound crossed, but no decision before {self.sprt.min_pairs} pairs: "
+                "playing on"
+            )
         self.console.print(
             f"pair {self.sprt.penta.pairs}: {points:g}/2   pentanomial [{penta}]   "
-            f"LLR {self.sprt.llr():+.2f} ({bounds.lower:+.2f}, {bounds.upper:+.2f})"
+            f"LLR {llr:+.2f} ({bounds.lower:+.2f}, {bounds.upper:+.2f}){early}"
         )
         if self.verdict is not Verdict.CONTINUE:
             self.runner.stop()

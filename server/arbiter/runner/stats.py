@@ -63,17 +63,35 @@ class Tally:
             self.illegal[faulty] += 1
 
 
+#: The two-sided level of the printed intervals, and the tail it leaves on each side.
+LEVEL = 0.95
+TAIL = (1.0 - LEVEL) / 2
+
+
+def _signed(x: float) -> str:
+    """An Elo figure as printed: ``+12``, ``-7``, ``0`` (never ``-0``)."""
+    rounded = round(x)
+    return "0" if rounded == 0 else f"{rounded:+d}"
+
+
 def format_elo(tally: Tally) -> str:
+    """The Elo difference A - B with its 95% interval, in words that are never ``inf`` or ``-0``.
+
+    Every game won (or lost) has no finite estimate: the line gives the bound that a score of 1 (or
+    0) in that many games still allows at 95%: the score ``p`` with ``p ** n = 0.025``."""
+    n = tally.games
+    if n == 0:
+        return "no games yet"
+    if tally.wins == n:
+        return f"above {_signed(elo_from_score(TAIL ** (1.0 / n)))} (every game won; 95% bound)"
+    if tally.losses == n:
+        return f"below {_signed(-elo_from_score(TAIL ** (1.0 / n)))} (every game lost; 95% bound)"
     diff, low, high = tally.elo()
-
-    def show(x: float) -> str:
-        return "inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
-
-    if math.isinf(diff):
-        return f"{show(diff)} (95% interval {show(low)} .. {show(high)})"
+    if math.isinf(high) and not math.isinf(low):
+        return f"{_signed(diff)} (95% interval from {_signed(low)} up)"
+    if math.isinf(low) and not math.isinf(high):
+        return f"{_signed(diff)} (95% interval up to {_signed(high)})"
+    if math.isinf(low) and math.isinf(high):
+        return f"{_signed(diff)} (95% interval unbounded)"
     margin = max(high - diff, diff - low)
-    return (
-        f"{show(diff)} ± {margin:.0f}"
-        if not math.isinf(margin)
-        else f"{show(diff)} (95% interval {show(low)} .. {show(high)})"
-    )
+    return f"{_signed(diff)} ± {margin:.0f}"
