@@ -447,7 +447,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             "serving",
             address=server.address,
             database=store.url if store is not None else "none (nothing is kept)",
-            bots=bots.names(),
+            bots=bots.names(),  # from --bot and --tokens-file
+            bots_in_store=len(store.list_bots()) if store is not None else 0,
+            ladders=[ladder.name for ladder in store.list_ladders()] if store is not None else [],
             time_control=config.default_control.describe(),
         )
         await stop.wait()

@@ -287,7 +287,7 @@ def ladders_recompute(name: str, database: str | None) -> None:
         before = {row.version: row.tally for row in store.ratings(name)}
         store.replace_ratings(name, tallies)
     changed = sum(1 for version, tally in tallies.items() if before.get(version) != tally)
-    provisional = sum(1 for tally in tallies.values() if is_provisional(tally.rating))
+    provisional = sum(1 for tally in tallies.values() if is_provisional(tally.games))
     say(
         f"ladder {name}: {len(results)} results replayed, {len(tallies)} ratings "
         f"({provisional} provisional), {changed} differed from the stored ones"

@@ -121,7 +121,7 @@ def rating_out(row: RatingRow) -> RatingOut:
         mu=rating.mu,
         sigma=rating.sigma,
         ordinal=rating.ordinal,
-        provisional=is_provisional(rating),
+        provisional=is_provisional(row.tally.games),
         games=row.tally.games,
         wins=row.tally.wins,
         losses=row.tally.losses,
