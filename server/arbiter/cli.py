@@ -89,8 +89,12 @@ def conformance(files: tuple[str, ...]) -> None:
 @main.command()
 @click.option("--delay", type=float, default=0.3, show_default=True, help="Seconds each bot thinks per move.")
 @click.option(
-    "--rounds", type=int, default=1, show_default=True, help="How many times to play the programme."
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Play the programme this many times, then end (default: keep playing until Ctrl-C).",
 )
+@click.option("--once", is_flag=True, help="Play the programme once, then end (--rounds 1).")
 @click.option("--port", type=int, default=0, help="Port for the arbiter (default: a free one).")
 @click.option("--no-colour", is_flag=True, help="Plain text boards.")
 @click.option("--stay", is_flag=True, help="Stay open for guest bots after the programme, until Ctrl-C.")
@@ -102,10 +106,13 @@ def conformance(files: tuple[str, ...]) -> None:
     metavar="HOST:PORT",
     help="Where to serve the web pages (live boards, replays); port 0 picks a free one; 'none': no pages.",
 )
-def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool, web_address: str) -> None:
+def demo(
+    delay: float, rounds: int | None, once: bool, port: int, no_colour: bool, stay: bool, web_address: str
+) -> None:
     """Start a local arbiter and watch example bots play Torrent, Surge Stones and Fravan over gRPC.
 
-    It prints a command that connects a bot of your own as a guest: a house bot plays it.
+    House bots play a demo ladder meanwhile, for the web pages. It runs until Ctrl-C (or --rounds
+    N, --once). It prints a command that connects a bot of your own as a guest: a house bot plays it.
     """
     import asyncio
     import signal
@@ -114,6 +121,10 @@ def demo(delay: float, rounds: int, port: int, no_colour: bool, stay: bool, web_
     from .runner.demo import DemoConfig, run_demo
     from .transport.server import BindError, check_port
 
+    if once and rounds not in (None, 1):
+        fail("--once and --rounds N are one choice: give one of them", 2)
+    if once:
+        rounds = 1
     try:
         check_port(port)
     except BindError as exc:

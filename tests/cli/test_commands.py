@@ -66,7 +66,7 @@ def test_match_reports_a_bot_that_cannot_start(tmp_path):
 
 
 def test_demo_runs_its_programme():
-    result = CliRunner().invoke(main, ["demo", "--delay", "0", "--no-colour"])
+    result = CliRunner().invoke(main, ["demo", "--once", "--delay", "0", "--no-colour"])
     assert result.exit_code == 0, result.output
     for game in ("Torrent over", "Surge Stones over", "Fravan over"):
         assert game in result.output

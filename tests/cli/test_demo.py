@@ -23,7 +23,7 @@ FRESH_ENV = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
 
 
 def test_demo_ends_with_a_summary_and_draws_names_and_scores():
-    result = CliRunner().invoke(main, ["demo", "--delay", "0", "--no-colour"])
+    result = CliRunner().invoke(main, ["demo", "--once", "--delay", "0", "--no-colour"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Demo over: 3 games played" in out, out
@@ -36,6 +36,10 @@ def test_demo_ends_with_a_summary_and_draws_names_and_scores():
     # The invitation works from a fresh shell (an absolute interpreter) and says how long it lasts.
     assert f"{shlex.quote(sys.executable)} -m arbiter_bot.examples.random_bot" in out
     assert "--stay" in out
+    # The house bots' ladder games are for the pages: counted, not drawn in the terminal.
+    assert "House bots (flank-ada, flank-bo, random-cy, random-di) play the demo ladder" in out
+    assert "The demo ladder: " in summary
+    assert "flank-ada" not in out.split("play the demo ladder")[1].split("Demo over")[0]
     # The web pages too (a free port by default).
     assert "Watch on the web: http://127.0.0.1:" in out
 
@@ -60,7 +64,7 @@ def test_a_guest_started_from_a_fresh_shell_gets_a_game_and_stay_keeps_the_demo_
     if probe.returncode != 0:
         pytest.skip("the interpreter has no installed SDK (run in the project's virtual environment)")
     demo = subprocess.Popen(
-        [sys.executable, "-m", "arbiter.cli", "demo", "--delay", "0", "--no-colour", "--stay"],
+        [sys.executable, "-m", "arbiter.cli", "demo", "--once", "--delay", "0", "--no-colour", "--stay"],
         env=ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -93,3 +97,65 @@ def test_a_guest_started_from_a_fresh_shell_gets_a_game_and_stay_keeps_the_demo_
     assert demo.returncode == 0, out
     summary = out[out.index("Demo over") :]
     assert "4 games played" in summary and "guest" in summary and "house" in summary
+
+
+def get_json(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.load(answer)
+
+
+def test_the_demo_lives_until_ctrl_c_with_a_ladder_on_its_pages():
+    """By default the demo keeps playing (programme and ladder) and its pages stay up until Ctrl-C."""
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "arbiter.cli", "demo", "--delay", "0.02", "--no-colour"],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    threading.Thread(target=read_lines, args=(demo.stdout, lines), daemon=True).start()
+    try:
+        assert "runs until you press Ctrl-C" in wait_for(lines, "Ctrl-C")
+        web = wait_for(lines, "Watch on the web: ").split("Watch on the web: ")[1].split("/live")[0]
+        # The programme is played again and again: a second Fravan game means a second round.
+        deadline = time.monotonic() + 120
+        while sum("Fravan over" in line for line in list(lines)) < 2:
+            assert demo.poll() is None, "".join(lines)
+            assert time.monotonic() < deadline, "".join(lines)
+            time.sleep(0.2)
+        # The ladder has standings: rated games between the four house bots.
+        while True:
+            page = get_json(f"{web}/api/ladders/demo")
+            assert isinstance(page, dict)
+            if sum(row["games"] for row in page["standings"]) >= 2:
+                break
+            assert time.monotonic() < deadline, page
+            time.sleep(0.5)
+        assert {row["bot"] for row in page["standings"]} <= {
+            "flank-ada",
+            "flank-bo",
+            "random-cy",
+            "random-di",
+        }
+        assert page["ladder"]["game"] == "torrent"
+        # Every page says how long the demo lasts.
+        with urllib.request.urlopen(f"{web}/", timeout=10) as answer:
+            home = answer.read().decode()
+        assert "until you press Ctrl-C" in home and "/ladders/demo" in home
+        assert demo.poll() is None
+        demo.send_signal(signal.SIGINT)
+        demo.wait(timeout=30)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    out = "".join(lines)
+    assert demo.returncode == 0, out
+    assert "Demo over: " in out and "The demo ladder: " in out
+
+
+def test_once_and_rounds_are_one_choice():
+    result = CliRunner().invoke(main, ["demo", "--once", "--rounds", "2"])
+    assert result.exit_code == 2
+    assert "error: --once and --rounds N are one choice" in result.output

@@ -5,6 +5,10 @@ The bots are the SDK's example bots, connected over gRPC like any other bot; the
 command that starts an example bot with it are printed: a house bot seeks the guest's game (Torrent,
 size 5, the arbiter's default time control) for as long as the demo runs, so a guest gets a game.
 The programme's own bots seek another time control, so that they only ever meet each other.
+
+Beside the programme, four house bots play a ladder (``demo``, Torrent 5) in a throwaway store,
+so that the web pages have standings, bot pages and a rating chart to show. The demo runs until
+it is stopped (Ctrl-C); ``rounds`` plays the programme that many times and then ends.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from arbiter_games import get_game
 from arbiter_games.timecontrol import TimeControl
 from rich.console import Console
 
+from ..ladder.model import LadderConfig
 from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchFacts
 from ..node import Arbiter, ArbiterConfig
 from ..sessions.auth import BotDirectory
@@ -44,6 +49,26 @@ HOUSE = "house"
 #: The house bot and the game it seeks for the guest.
 HOUSE_BOT = "greedy_flank"
 GUEST_GAME = ("torrent", {"size": 5})
+#: The ladder the house bots keep playing, so that the pages have standings to show.
+DEMO_LADDER = LadderConfig(
+    name="demo", game="torrent", options={"size": 5}, control=TimeControl(base=60.0, increment=1.0)
+)
+#: The demo ladder's bots: (name, example bot); each has an owner of its own, so their games are rated.
+LADDER_BOTS = [
+    ("flank-ada", "greedy_flank"),
+    ("flank-bo", "greedy_flank"),
+    ("random-cy", "random_bot"),
+    ("random-di", "random_bot"),
+]
+#: The ladder bots think at least this long per move, so that the ladder does not take a core.
+LADDER_MIN_DELAY = 0.1
+#: The summary lists at most this many results (the latest).
+SUMMARY_LINES = 20
+#: Said on every web page of the demo.
+WEB_NOTICE = (
+    "This is the Arbiter demo: it runs on this machine until you press Ctrl-C in its terminal, "
+    "and its store is thrown away then."
+)
 
 
 @dataclass
@@ -51,7 +76,8 @@ class DemoConfig:
     host: str = "127.0.0.1"
     port: int = 0
     delay: float = 0.3
-    rounds: int = 1
+    #: Play the programme this many times, then end; None: keep playing until stopped.
+    rounds: int | None = None
     colour: bool = True
     #: Stay open for guests after the programme, until stopped (Ctrl-C).
     stay: bool = False
@@ -132,10 +158,13 @@ async def run_demo(
     bots.add(HOUSE, f"{HOUSE}-token")
     bots.add(GUEST, GUEST_TOKEN)
     finished: list[MatchEnded] = []
+    laddered: list[MatchEnded] = []
     moves: dict[str, int] = {}
 
     def progress(event: ActionApplied) -> None:
         facts = event.facts
+        if facts.ladder is not None:
+            return  # the ladder's games are for the web pages, not the terminal
         number = moves[facts.match_id] = moves.get(facts.match_id, 0) + 1
         who = facts.bots[event.seat]
         extra = " (automatic)" if event.auto else ""
@@ -151,6 +180,9 @@ async def run_demo(
         )
 
     def ended(event: MatchEnded) -> None:
+        if event.facts.ladder is not None:
+            laddered.append(event)
+            return
         finished.append(event)
         end = event.end
         bots = event.facts.bots
@@ -168,7 +200,8 @@ async def run_demo(
 
     arbiter_config = ArbiterConfig(bots=bots, default_control=GUEST_CONTROL)
     with contextlib.ExitStack() as cleanup:
-        return await _run(config, console, stop, binding, arbiter_config, follow, finished, names, cleanup)
+        await _run(config, console, stop, binding, arbiter_config, follow, finished, laddered, names, cleanup)
+    return finished
 
 
 async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees it
@@ -179,32 +212,40 @@ async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees 
     arbiter_config: ArbiterConfig,
     follow: Callable[[MatchEvent], None],
     finished: list[MatchEnded],
+    laddered: list[MatchEnded],
     names: list[str],
     cleanup: contextlib.ExitStack,
-) -> list[MatchEnded]:
+) -> None:
+    import tempfile
+    from pathlib import Path
+
     from arbiter_bot.bot import Bot
     from arbiter_bot.client import run_bot
     from arbiter_bot.local import load_bot
 
+    from ..store import SqlStore
+
+    # A throwaway SQLite store: the demo ladder's standings, and the matches the web pages show.
+    folder = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="arbiter-demo-")))
+    store = SqlStore(f"sqlite:///{folder / 'demo.db'}")
+    cleanup.callback(store.close)
+    store.upgrade()
+    store.add_ladder(DEMO_LADDER)
+    ladder_tokens = {name: store.add_bot(name, owner=f"{name}'s owner") for name, _ in LADDER_BOTS}
+    for name in (*names, HOUSE, GUEST):
+        # Known to the store too (their results and mail are kept there); their tokens stay the
+        # demo's own, which the arbiter checks first.
+        store.add_bot(name, owner="demo")
     web = None
     if config.web is not None:
-        # The web pages read a store: a throwaway SQLite file for the demo's matches.
-        import tempfile
-        from pathlib import Path
-
-        from ..store import SqlStore
         from ..web.app import WebServer, create_app
         from ..web.live import LiveHub
 
-        folder = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="arbiter-demo-")))
-        store = SqlStore(f"sqlite:///{folder / 'demo.db'}")
-        cleanup.callback(store.close)
-        store.upgrade()
         hub = LiveHub()
         arbiter = Arbiter(arbiter_config, listeners=[follow, hub], store=store)
-        web = WebServer(create_app(store, hub, arbiter.sessions.connected), *config.web)
+        web = WebServer(create_app(store, hub, arbiter.sessions.connected, notice=WEB_NOTICE), *config.web)
     else:
-        arbiter = Arbiter(arbiter_config, listeners=[follow])
+        arbiter = Arbiter(arbiter_config, listeners=[follow], store=store)
     with binding():
         server = await create_server(arbiter_config, config.host, config.port, arbiter=arbiter)
     console.print(
@@ -217,20 +258,30 @@ async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees 
     console.print(f"  {guest_command(server.address)}", markup=False, soft_wrap=True)
     game, options = GUEST_GAME
     title = get_game(game).title
-    lasts = (
-        "The demo stays open after its programme until you press Ctrl-C."
-        if config.stay
-        else "The demo ends after its programme (start it with --stay to keep it open until Ctrl-C); "
-        "a bot still connected then keeps trying to reconnect until you stop it (Ctrl-C)."
-    )
+    if config.rounds is None:
+        lasts = "The demo runs until you press Ctrl-C."
+    elif config.stay:
+        lasts = "The demo stays open after its programme until you press Ctrl-C."
+    else:
+        lasts = (
+            f"The demo ends after {_rounds(config.rounds)} of its programme (--stay keeps it open until "
+            "Ctrl-C); a bot still connected then keeps trying to reconnect until you stop it (Ctrl-C)."
+        )
     console.print(
         f"It plays one game of {title} (size {options['size']}) against the house bot ({HOUSE_BOT}); "
-        f"--games 0 keeps it playing. {lasts}\n",
+        f"--games 0 keeps it playing. {lasts}",
         markup=False,
+    )
+    bots_line = ", ".join(name for name, _ in LADDER_BOTS)
+    where = f" (standings: {web.address}/ladders/{DEMO_LADDER.name})" if web is not None else ""
+    console.print(
+        f"House bots ({bots_line}) play the {DEMO_LADDER.name} ladder meanwhile{where}.\n", markup=False
     )
 
     async def programme() -> None:
-        for _ in range(config.rounds):
+        played = 0
+        while config.rounds is None or played < config.rounds:
+            played += 1
             for game, options, first, second in PROGRAMME:
                 players: list[Bot] = [load_bot(first), load_bot(second)]
                 tasks = [
@@ -264,6 +315,19 @@ async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees 
             _slow(load_bot(HOUSE_BOT), config.delay), server.address, f"{HOUSE}-token", GUEST_GAME, games=None
         )
     )
+    ladder_pace = max(config.delay, LADDER_MIN_DELAY)
+    ladder_bots = [
+        asyncio.create_task(
+            run_bot(
+                _slow(load_bot(kind), ladder_pace),
+                server.address,
+                ladder_tokens[name],
+                games=None,
+                ladder=DEMO_LADDER.name,
+            )
+        )
+        for name, kind in LADDER_BOTS
+    ]
     playing = asyncio.create_task(programme())
     stopped = asyncio.create_task(stop.wait())
     try:
@@ -281,13 +345,20 @@ async def _run(  # noqa: C901 - the demo's script, in the order a newcomer sees 
                 while arbiter.hosting.running_ids(GUEST) and not await until_stopped(0.2):
                     pass
     finally:
-        for task in (playing, stopped, house):
+        for task in (playing, stopped, house, *ladder_bots):
             task.cancel()
-        await asyncio.gather(playing, stopped, house, return_exceptions=True)
+        await asyncio.gather(playing, stopped, house, *ladder_bots, return_exceptions=True)
         await server.stop(grace=1.0)
         if web is not None:
             await web.stop()
     console.print(f"\n[bold]Demo over[/bold]: {len(finished)} games played")
-    for event in finished:
+    shown = finished[-SUMMARY_LINES:]
+    if len(shown) < len(finished):
+        console.print(f"  ({len(finished) - len(shown)} earlier games not listed)", markup=False)
+    for event in shown:
         console.print(f"  {result_line(event)}", markup=False)
-    return finished
+    console.print(f"The {DEMO_LADDER.name} ladder: {len(laddered)} games played", markup=False)
+
+
+def _rounds(rounds: int) -> str:
+    return "one round" if rounds == 1 else f"{rounds} rounds"

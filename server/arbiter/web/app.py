@@ -48,9 +48,11 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     store: SqlStore,
     live: LiveHub | None = None,
     connected: Callable[[str], bool] | None = None,
+    notice: str | None = None,
 ) -> FastAPI:
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
-    whether a bot has a session now (known only inside the arbiter's process)."""
+    whether a bot has a session now (known only inside the arbiter's process); ``notice`` is said
+    at the top of every page (the demo says how long it lasts)."""
     app = FastAPI(
         title="Arbiter",
         version=__version__,
@@ -60,6 +62,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     templates.env.filters["when"] = _when
     templates.env.filters["seconds"] = _seconds
     templates.env.globals["standings_rows"] = fragments.standings_rows
+    templates.env.globals["notice"] = notice
     cache = pages.ReplayCache()
     app.state.store = store
     app.state.live = live
