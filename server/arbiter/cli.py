@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
-from .cli_text import fail, say
+from .cli_text import OneLineErrors, fail, say
 from .cli_web import spectator_options
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def held_back_stderr(keep: Any = lambda exc: True) -> Iterator[None]:
                     os.write(2, text)
 
 
-@click.group()
+@click.group(cls=OneLineErrors)
 @click.version_option(__version__, prog_name="arbiter")
 def main() -> None:
     """Arbiter: timed, rated matches between bots playing Torrent, Fravan and Surge Stones."""
@@ -228,7 +228,13 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 @click.option(
     "--grace", type=float, default=10.0, show_default=True, help="Seconds running matches get on stop."
 )
-@click.option("--log-level", default="info", show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default="info",
+    show_default=True,
+    help="Log events at this level and above (debug adds every move).",
+)
 @click.option(
     "--database",
     default=None,
@@ -528,7 +534,11 @@ def _lost_lease() -> None:
 @click.argument("bot_a")
 @click.argument("bot_b")
 @click.option(
-    "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
+    "--game",
+    type=click.Choice(["torrent", "fravan", "surge"]),
+    default="torrent",
+    show_default=True,
+    help="The game played.",
 )
 @click.option(
     "--size",
@@ -536,7 +546,7 @@ def _lost_lease() -> None:
     default=None,
     help="Board size for Torrent (5-9) or Fravan (5, 7); default 7. Not for Surge.",
 )
-@click.option("--games", type=int, default=20, show_default=True)
+@click.option("--games", type=int, default=20, show_default=True, help="Games to play (the seats alternate).")
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Games played at the same time.")
 @click.option(
     "--records",
@@ -718,7 +728,11 @@ def _run_sprt(config: RunnerConfig, elos: tuple[float, float], alpha: float, bet
     help="Every pair plays (round-robin), or the first bot plays each other.",
 )
 @click.option(
-    "--game", type=click.Choice(["torrent", "fravan", "surge"]), default="torrent", show_default=True
+    "--game",
+    type=click.Choice(["torrent", "fravan", "surge"]),
+    default="torrent",
+    show_default=True,
+    help="The game played.",
 )
 @click.option("--size", type=int, default=None, help="Board size for Torrent (5-9) or Fravan (5, 7).")
 @click.option("--games", type=int, default=10, show_default=True, help="Games per pairing.")
@@ -877,18 +891,37 @@ def _replay_one(path: Path, quiet: bool, brief: bool = False) -> int:
         say(f"{path}: {report.game}, {len(report.actions)} actions: {problems}")
         return 0 if report.ok else 1
     one, two = report.seats
-    say(f"{report.game} {record.get('options') or ''}: seat 1 {one} vs seat 2 {two}")
+    say(f"{report.rules.title}{_options_text(record.get('options'))}: seat 1 {one} vs seat 2 {two}")
     if not quiet:
         for number, (text, state) in enumerate(zip(report.actions, report.states[1:], strict=True), 1):
             say(f"\n{number}. {text}")
             say(report.rules.render_text(state))
-    result = record["result"]
-    winner, scores = result.get("winner_seat"), result.get("scores")
-    say(f"\nresult: {result['reason']}, winner seat {winner}, scores {scores}")
+    say(f"\nresult: {_result_text(record['result'], {1: one, 2: two})}")
     for problem in report.problems:
         say(f"problem: {problem}")
     say("record checked: ok" if report.ok else f"record checked: {len(report.problems)} problem(s)")
     return 0 if report.ok else 1
+
+
+def _options_text(options: object) -> str:
+    """`` (size 5)``: a record's game options as words ("" for none)."""
+    if not isinstance(options, dict) or not options:
+        return ""
+    return " (" + ", ".join(f"{key} {value}" for key, value in options.items()) + ")"
+
+
+def _result_text(result: dict[str, Any], bots: dict[int, str]) -> str:
+    """``two_passes: seat 1 (alice) won 49-11``: a record's result in words."""
+    scores = result.get("scores") if isinstance(result.get("scores"), dict) else {}
+    assert isinstance(scores, dict)
+    points = {seat: scores.get(str(seat), scores.get(seat, 0)) for seat in (1, 2)}
+    winner = result.get("winner_seat")
+    if winner in (1, 2):
+        loser = 3 - winner
+        told = f"seat {winner} ({bots[winner]}) won {points[winner]}-{points[loser]}"
+    else:
+        told = f"no winner, {points[1]}-{points[2]}"
+    return f"{result.get('reason')}: {told}"
 
 
 def _register_store_commands() -> None:

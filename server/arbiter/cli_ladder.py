@@ -27,7 +27,7 @@ from arbiter_games.timecontrol import TimeControl
 
 from .cli_text import fail, say
 from .ladder.model import SAME_OWNER_RULES, LadderConfig, Termination
-from .ladder.ratings import is_provisional, recompute
+from .ladder.ratings import PROVISIONAL_GAMES, is_provisional, recompute
 from .ladder.standings import standings, whole_history_standings
 from .store import OutdatedSchema, SqlStore, StoreError, default_url
 from .store.rows import MatchRow
@@ -89,8 +89,15 @@ def db() -> None:
 def db_upgrade(database: str | None) -> None:
     """Create or migrate the schema to this arbiter's version."""
     with opened(database, check=False, create=True) as store:
+        before = store.schema_revision()
         store.upgrade()
-        say(f"database {store.url} is up to date")
+        after = store.schema_revision()
+        if before is None:
+            say(f"created the schema (revision {after}) in {store.url}")
+        elif before != after:
+            say(f"migrated {store.url} from revision {before} to {after}")
+        else:
+            say(f"database {store.url} is up to date (revision {after})")
 
 
 # --- bots --------------------------------------------------------------------------------------
@@ -148,6 +155,8 @@ def bots_list(database: str | None) -> None:
         rows = store.list_bots()
     if not rows:
         say("no bots yet: arbiter bots add NAME")
+        return
+    say(f"{'bot':<24} {'status':<8}  owner")
     for row in rows:
         say(f"{row.name:<24} {'enabled ' if row.enabled else 'DISABLED'}  {row.owner}")
 
@@ -160,13 +169,25 @@ def ladders() -> None:
 
 @ladders.command("add")
 @click.argument("name")
-@click.option("--game", type=click.Choice(list(GAMES)), required=True)
+@click.option("--game", type=click.Choice(list(GAMES)), required=True, help="The ladder's game.")
 @click.option("--size", type=int, default=None, help="Board size (Torrent, Fravan).")
 @click.option("--base", type=float, default=60.0, show_default=True, help="Game clock per seat, seconds.")
 @click.option("--increment", type=float, default=1.0, show_default=True, help="Fischer increment, seconds.")
 @click.option("--per-decision", type=float, default=None, help="Cap on one decision, seconds.")
-@click.option("--on-timeout", type=click.Choice([TIMEOUT_LOSS, TIMEOUT_DEFAULT_ACTION]), default=TIMEOUT_LOSS)
-@click.option("--on-illegal", type=click.Choice([ILLEGAL_FORFEIT, ILLEGAL_REJECT]), default=ILLEGAL_FORFEIT)
+@click.option(
+    "--on-timeout",
+    type=click.Choice([TIMEOUT_LOSS, TIMEOUT_DEFAULT_ACTION]),
+    default=TIMEOUT_LOSS,
+    show_default=True,
+    help="A timeout loses, or the arbiter plays a default action (pass, else a random legal one).",
+)
+@click.option(
+    "--on-illegal",
+    type=click.Choice([ILLEGAL_FORFEIT, ILLEGAL_REJECT]),
+    default=ILLEGAL_FORFEIT,
+    show_default=True,
+    help="An illegal or malformed action loses (forfeit) or may be answered again (reject).",
+)
 @click.option("--unrated", is_flag=True, help="Results change no rating.")
 @click.option("--duplicate-pairs", is_flag=True, help="Surge: each pairing twice, same seed, seats swapped.")
 @click.option(
@@ -236,6 +257,8 @@ def ladders_list(database: str | None) -> None:
         rows = store.list_ladders()
     if not rows:
         say("no ladders yet: arbiter ladders add NAME --game torrent")
+        return
+    say(f"{'ladder':<20} {'game':<12} {'clock':<24} rated")
     for config in rows:
         game = get_game(config.game)
         extra = ", duplicate pairs" if config.duplicate_pairs else ""
@@ -250,7 +273,11 @@ def ladders_list(database: str | None) -> None:
 @ladders.command("standings")
 @click.argument("name")
 @click.option(
-    "--method", type=click.Choice(["openskill", "whole-history"]), default="openskill", show_default=True
+    "--method",
+    type=click.Choice(["openskill", "whole-history"]),
+    default="openskill",
+    show_default=True,
+    help="Live openskill ratings, or a whole-history (Bradley-Terry) fit of every result.",
 )
 @click.option("--all-versions", is_flag=True, help="Older versions of each bot too.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
@@ -271,8 +298,12 @@ def ladders_standings(
         return
     if not rows:
         say("no rated results yet")
+        return
+    say(rows[0].header())
     for row in rows:
         say(row.line())
+    if method == "openskill":
+        say(f"rating: mu - 3 sigma; ? provisional (fewer than {PROVISIONAL_GAMES} rated games)")
 
 
 @ladders.command("recompute")

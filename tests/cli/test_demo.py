@@ -75,7 +75,7 @@ def test_a_guest_started_from_a_fresh_shell_gets_a_game_and_stay_keeps_the_demo_
     try:
         command = wait_for(lines, " -m arbiter_bot.examples.random_bot ").strip()
         assert command.startswith(shlex.quote(sys.executable))
-        wait_for(lines, "Ctrl-C")  # the programme is over and the demo says it stays open
+        wait_for(lines, "The programme is over; the demo stays open", timeout=120)
         guest = subprocess.run(
             shlex.split(command), env=FRESH_ENV, cwd=tmp_path, capture_output=True, text=True, timeout=120
         )

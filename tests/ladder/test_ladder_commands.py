@@ -57,7 +57,7 @@ def test_db_upgrade_and_commands_on_a_database_without_the_schema(store_url):
     result = arbiter(store_url, "bots", "list", code=1)
     assert result.output.startswith("error: ") and "arbiter db upgrade" in result.output
     assert len(result.output.strip().splitlines()) == 1
-    assert "up to date" in arbiter(store_url, "db", "upgrade").output
+    assert "created the schema (revision " in arbiter(store_url, "db", "upgrade").output
     assert "up to date" in arbiter(store_url, "db", "upgrade").output  # twice is fine
     assert "no bots yet" in arbiter(store_url, "bots", "list").output
     assert "no ladders yet" in arbiter(store_url, "ladders", "list").output
@@ -84,7 +84,8 @@ def test_bots_add_list_rotate_disable_enable(store_url):
     assert rows["alpha"] == (hash_token(first), "Ada")
     assert first not in dump
 
-    listing = arbiter(store_url, "bots", "list").output.splitlines()
+    header, *listing = arbiter(store_url, "bots", "list").output.splitlines()
+    assert header.split() == ["bot", "status", "owner"]
     assert [line.split()[:2] for line in listing] == [["alpha", "enabled"], ["beta", "enabled"]]
     assert first not in "\n".join(listing)
 
@@ -98,7 +99,7 @@ def test_bots_add_list_rotate_disable_enable(store_url):
 
         assert "disabled" in arbiter(store_url, "bots", "disable", "alpha").output
         assert store.authenticate(second).enabled is False
-        listing = arbiter(store_url, "bots", "list").output.splitlines()
+        listing = arbiter(store_url, "bots", "list").output.splitlines()[1:]
         assert listing[0].split()[:2] == ["alpha", "DISABLED"]
         arbiter(store_url, "bots", "enable", "alpha")
         assert store.authenticate(second).enabled is True
@@ -119,7 +120,8 @@ def test_ladders_add_checks_its_options(store_url):
     arbiter(store_url, "ladders", "add", "s2", "--game", "surge", "--duplicate-pairs", "--unrated")
     assert "exists already" in arbiter(store_url, "ladders", "add", "t5", "--game", "torrent", code=1).output
 
-    listing = arbiter(store_url, "ladders", "list").output.splitlines()
+    header, *listing = arbiter(store_url, "ladders", "list").output.splitlines()
+    assert header.split() == ["ladder", "game", "clock", "rated"]
     assert [line.split()[0] for line in listing] == ["s2", "t5"]
     assert "duplicate pairs" in listing[0] and "unrated" in listing[0]
     assert "rated" in listing[1] and "duplicate" not in listing[1]
@@ -161,8 +163,10 @@ def test_the_commands_read_a_ladder_that_was_played(store_url, tmp_path):
     asyncio.run(_play(store_url, tokens))
 
     # Standings: text, JSON, all versions, whole history.
-    lines = arbiter(store_url, "ladders", "standings", "t5").output.splitlines()
+    header, *lines, legend = arbiter(store_url, "ladders", "standings", "t5").output.splitlines()
+    assert header.split()[:4] == ["#", "bot", "version", "rating"]
     assert [line.split()[:3] for line in lines] == [["1.", "greedy", "2"], ["2.", "random", "1"]]
+    assert legend.startswith("rating: mu - 3 sigma; ? provisional (fewer than 20 rated games)")
     rows = json.loads(arbiter(store_url, "ladders", "standings", "t5", "--json").output)
     assert [(row["rank"], row["bot"], row["version"]) for row in rows] == [
         (1, "greedy", "2"),
@@ -186,7 +190,7 @@ def test_the_commands_read_a_ladder_that_was_played(store_url, tmp_path):
     }
     assert whole[-1]["bot"] == "random" and sum(row["games"] for row in whole) == 20
     text_whole = arbiter(store_url, "ladders", "standings", "t5", "--method", "whole-history").output
-    assert len(text_whole.splitlines()) == 3
+    assert len(text_whole.splitlines()) == 4 and text_whole.split()[:3] == ["#", "bot", "version"]
 
     # Recompute after a live run changes nothing.
     store = SqlStore(store_url)
@@ -267,9 +271,8 @@ def test_standings_keep_a_bot_whose_new_version_has_no_result_yet(store_url):
     def check() -> None:
         rows = json.loads(arbiter(store_url, "ladders", "standings", "t5", "--json").output)
         assert [(row["bot"], row["version"]) for row in rows] == [("greedy", "2"), ("random", "1")]
-        assert [
-            line.split()[1] for line in arbiter(store_url, "ladders", "standings", "t5").output.splitlines()
-        ] == [
+        listed = arbiter(store_url, "ladders", "standings", "t5").output.splitlines()[1:-1]
+        assert [line.split()[1] for line in listed] == [
             "greedy",
             "random",
         ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-MODULE = '''
+MODULE = """
 from arbiter_bot.examples.random_bot import make_bot as _example
 
 
@@ -23,7 +23,7 @@ def another(seed=None):
 
 def not_a_bot(seed=None):
     return 42
-'''
+"""
 
 
 RUNNER = (sys.executable, "-m", "arbiter_bot.local", "--game", "torrent", "--size", "5", "--games", "2")

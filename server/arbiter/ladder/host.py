@@ -294,9 +294,7 @@ class LadderHost:
                     f"{who} already holds {self.hosting.max_per_bot} matches, the most per bot here",
                 )
         # Counted in the store: a restart or a failover to another node does not reset it.
-        if not self.store.take_challenge(
-            name, bot, opponent, self.wall(), CHALLENGES_PER_PAIR_PER_DAY, DAY
-        ):
+        if not self.store.take_challenge(name, bot, opponent, self.wall(), CHALLENGES_PER_PAIR_PER_DAY, DAY):
             raise LadderRefused(
                 reasons.RESOURCE_EXHAUSTED,
                 f"at most {CHALLENGES_PER_PAIR_PER_DAY} challenges to the same opponent per day",

@@ -32,6 +32,11 @@ class StandingRow:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @staticmethod
+    def header() -> str:
+        """The column names above ``line``."""
+        return f"{'#':>3}  {'bot':<20} {'version':<12} {'rating':>7}  (mu ± sigma)  games  won-lost-drawn"
+
     def line(self) -> str:
         mark = "?" if self.provisional else " "
         fails = ", ".join(f"{kind} {count}" for kind, count in sorted(self.failures.items())) or "-"
@@ -95,6 +100,11 @@ class WholeHistoryLine:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @staticmethod
+    def header() -> str:
+        """The column names above ``line``."""
+        return f"{'#':>3}  {'bot':<20} {'version':<12} {'Elo':>7} [95% interval]      games"
 
     def line(self) -> str:
         return (

@@ -202,9 +202,25 @@ def label(spec: str) -> str:
     if "-m" in words[:-1]:
         return words[words.index("-m") + 1].rsplit(".", 1)[-1]
     program = words[0].rsplit("/", 1)[-1]
-    if program.startswith("python") and len(words) > 1:  # python my_bot.py -> my_bot
-        return words[1].rsplit("/", 1)[-1].removesuffix(".py")
-    return program
+    # An interpreter (python my_bot.py, node dist/bot.js, npx tsx bot.ts): the script's name.
+    rest = words[1:]
+    while program in LAUNCHERS and rest:
+        program, rest = rest[0].rsplit("/", 1)[-1], rest[1:]
+    if program.startswith("python") or program in INTERPRETERS:
+        scripts = [word for word in rest if not word.startswith("-") and word != "run"]
+        if scripts:
+            program = scripts[0].rsplit("/", 1)[-1]
+    stem, dot, extension = program.rpartition(".")
+    return stem if dot and stem and extension in SCRIPT_EXTENSIONS else program
+
+
+#: Programs that start another program named next (``npx tsx bot.ts``).
+LAUNCHERS = frozenset({"npx", "env", "exec", "uv", "poetry", "pipenv", "run"})
+#: Programs that run a script named among their arguments.
+INTERPRETERS = frozenset(
+    {"node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "sh", "bash", "java"}
+)
+SCRIPT_EXTENSIONS = frozenset({"py", "js", "mjs", "cjs", "ts", "rb", "pl", "sh", "jar"})
 
 
 class LocalRunner:

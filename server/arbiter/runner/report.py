@@ -177,10 +177,7 @@ class SprtReporter:
         early = ""
         if self.sprt.penta.pairs < self.sprt.min_pairs and not bounds.lower < llr < bounds.upper:
             side = "upper" if llr >= bounds.upper else "lower"
-            early = (
-                f"   {side} bound crossed, but no decision before {self.sprt.min_pairs} pairs: "
-                "playing on"
-            )
+            early = f"   {side} bound crossed, but no decision before {self.sprt.min_pairs} pairs: playing on"
         self.console.print(
             f"pair {self.sprt.penta.pairs}: {points:g}/2   pentanomial [{penta}]   "
             f"LLR {llr:+.2f} ({bounds.lower:+.2f}, {bounds.upper:+.2f}){early}"

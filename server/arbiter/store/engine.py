@@ -26,7 +26,11 @@ def normalise_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except ArgumentError as exc:
-        raise StoreError(f"not a database URL: {url!r}") from exc
+        hint = ""
+        if "://" not in url and url.strip():
+            # A bare path: the user meant a SQLite file.
+            hint = f"; for a SQLite file write sqlite:///{url}"
+        raise StoreError(f"not a database URL: {url!r}{hint}") from exc
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
@@ -50,6 +54,8 @@ def make_engine(url: str, create: bool = True) -> Engine:
     """
     parsed = normalise_url(url)
     path = sqlite_file(url)
+    if path is not None and not path.parent.is_dir():
+        raise StoreError(f"cannot open the SQLite file {path}: its folder {path.parent} does not exist")
     if not create and path is not None and not path.exists():
         raise MissingDatabase(f"no database at {path}: `arbiter db upgrade --database {url}` creates one")
     if parsed.get_backend_name() != "sqlite":
