@@ -7,12 +7,14 @@ running arbiter at once (it reads bots and ladders from the same store).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 from arbiter_games import GAMES, OptionsError, get_game
@@ -389,20 +391,60 @@ def result_text(row: MatchRow) -> str:
 
 @matches.command("export")
 @click.argument("ids", nargs=-1)
-@click.option("--all", "export_all", is_flag=True, help="Every finished match.")
-@click.option("--out", type=click.Path(file_okay=False), required=True, help="Folder for the JSON records.")
+@click.option("--all", "export_all", is_flag=True, help="Every finished match (of --ladder, if given).")
+@click.option(
+    "--ladder", default=None, help="Only this ladder's matches (implies --all when no ids are named)."
+)
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["json", "ndjson"]),
+    default="json",
+    show_default=True,
+    help="json: one record file per match in the --out folder; ndjson: one line per finished match of "
+    "--ladder, in finishing order, to the --out file ('-': standard output).",
+)
+@click.option(
+    "--after",
+    type=click.IntRange(min=0),
+    default=0,
+    help="ndjson: only matches that finished after this number.",
+)
+@click.option(
+    "--out",
+    type=click.Path(),
+    required=True,
+    help="The folder for the JSON records, or the NDJSON file ('-').",
+)
 @database_option
-def matches_export(ids: tuple[str, ...], export_all: bool, out: str, database: str | None) -> None:
-    """Write match records (the files `arbiter replay` reads)."""
-    if not ids and not export_all:
-        raise click.UsageError("name match ids, or --all")
+def matches_export(
+    ids: tuple[str, ...],
+    export_all: bool,
+    ladder: str | None,
+    form: str,
+    after: int,
+    out: str,
+    database: str | None,
+) -> None:
+    """Write match records (the files `arbiter replay` reads), or a ladder's matches as NDJSON."""
+    if form == "ndjson":
+        if ladder is None or ids:
+            raise click.UsageError("--format ndjson exports a whole ladder: give --ladder NAME and no ids")
+        _export_ndjson(ladder, after, out, database)
+        return
+    if not ids and not export_all and ladder is None:
+        raise click.UsageError("name match ids, or --all, or --ladder NAME")
     folder = Path(out)
     written = 0
     with opened(database) as store:
+        if ladder is not None:
+            known(store, ladder=ladder)
         unknown = next((match_id for match_id in ids if store.match_row(match_id) is None), None)
         if unknown is not None:
             fail(f"no record of match {unknown!r}")
-        wanted = list(ids) or [row.match_id for row in store.matches(limit=10**9) if row.status != "running"]
+        wanted = list(ids) or [
+            row.match_id for row in store.matches(ladder, limit=10**9) if row.status != "running"
+        ]
         folder.mkdir(parents=True, exist_ok=True)
         for match_id in wanted:
             record = store.match_record(match_id)
@@ -413,6 +455,30 @@ def matches_export(ids: tuple[str, ...], export_all: bool, out: str, database: s
             path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
             written += 1
     say(f"{written} record(s) written to {folder}")
+
+
+def _export_ndjson(ladder: str, after: int, out: str, database: str | None) -> None:
+    """Every finished match of ``ladder`` as NDJSON to ``out`` (a file, or ``-``); the count on
+    standard error (every 1,000 lines too, for a long ladder)."""
+    from .store.export import ndjson_lines
+
+    with opened(database) as store:
+        known(store, ladder=ladder)
+        written = 0
+        with contextlib.ExitStack() as files:
+            target: IO[str] = (
+                sys.stdout if out == "-" else files.enter_context(Path(out).open("w", encoding="utf-8"))
+            )
+            for line in ndjson_lines(store, ladder, after):
+                target.write(line)
+                written += 1
+                if written % 1000 == 0:
+                    say(f"{written} matches ...", err=True)
+            target.flush()
+    say(
+        f"{written} match(es) of ladder {ladder} written to {'standard output' if out == '-' else out}",
+        err=True,
+    )
 
 
 def register(main: click.Group) -> None:

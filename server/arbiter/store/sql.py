@@ -347,6 +347,21 @@ class SqlStore:
         with self._read() as session:
             return [convert.match_row(match) for match in session.scalars(query)]
 
+    def finished_records(
+        self, ladder: str, after: int = 0, limit: int = 200
+    ) -> list[tuple[int, str, dict[str, Any] | None]]:
+        """Up to ``limit`` finished matches of ``ladder`` that finished after the one numbered
+        ``after``, in finishing order: (finishing number, match id, record or None). Pass the last
+        number back as ``after`` for the next page; fewer than ``limit`` means the end."""
+        query = (
+            select(Match.sequence, Match.id, Match.record)
+            .where(Match.ladder == ladder, Match.status == FINISHED, Match.sequence > after)
+            .order_by(Match.sequence)
+            .limit(limit)
+        )
+        with self._read() as session:
+            return [(int(number), match_id, record) for number, match_id, record in session.execute(query)]
+
     def match_record(self, match_id: str) -> dict[str, Any] | None:
         """The JSON record of an ended match, or None."""
         with self._read() as session:

@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.encoders import jsonable_encoder as jsonable
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
+from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..security.ratelimit import address_key
 from ..store import SqlStore
+from ..store.export import ndjson_lines
 from . import fragments, pages
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
@@ -53,10 +58,14 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
     whether a bot has a session now (known only inside the arbiter's process); ``notice`` is said
     at the top of every page (the demo says how long it lasts)."""
-    app = FastAPI(
+    # Swagger UI (/docs) loads its scripts from this server, not a CDN. No ReDoc: its bundle
+    # fetches a logo from its CDN.
+    app = FastAPIOffline(
+        redoc_url=None,
         title="Arbiter",
         version=__version__,
         description="Ladders, standings, bots and matches of an Arbiter game server (read only).",
+        static_url="/static-docs",
     )
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
@@ -74,6 +83,33 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         return templates.TemplateResponse(request, name, context)
 
     errors: dict[int | str, dict[str, Any]] = {404: {"model": Problem}}
+
+    def wants_html(request: Request) -> bool:
+        """A browser asking for a page (not the API, not a script): errors come as HTML."""
+        path = request.url.path
+        if path.startswith(("/api/", "/openapi", "/static-docs")) or path.endswith("/events"):
+            return False
+        return "text/html" in request.headers.get("accept", "")
+
+    def error_page(request: Request, status: int, detail: str, headers: dict[str, str] | None) -> Response:
+        if not wants_html(request):
+            return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+        context = {"status": status, "detail": detail}
+        return templates.TemplateResponse(request, "error.html", context, status_code=status, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return error_page(request, exc.status_code, str(exc.detail), getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        if not wants_html(request):
+            return JSONResponse({"detail": jsonable(exc.errors())}, status_code=422)
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error.get('loc', ()))}: {error.get('msg', '')}"
+            for error in exc.errors()
+        )
+        return error_page(request, 400, f"bad request ({problems})", None)
 
     # --- the JSON API ---------------------------------------------------------------------------
     @app.get("/api/ladders", response_model=list[LadderSummary], tags=["api"])
@@ -130,6 +166,24 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         headers = {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
         return JSONResponse(record, headers=headers)
 
+    @app.get(
+        "/api/ladders/{name}/matches.ndjson",
+        responses={200: {"content": {"application/x-ndjson": {}}}, 404: {"model": Problem}},
+        response_class=StreamingResponse,
+        tags=["api"],
+    )
+    def api_ladder_matches(
+        name: str,
+        after: int = Query(0, ge=0, description="Only matches that finished after this finishing number."),
+        limit: int | None = Query(None, ge=1, description="At most this many matches (default: all)."),
+    ) -> StreamingResponse:
+        """Every finished match of the ladder with its record, one JSON object per line, in
+        finishing order: `{"sequence": N, "match_id": ID, "ladder": NAME, "record": {...}}`.
+        Resume a cut download with `after` set to the last `sequence` received."""
+        if store.get_ladder(name) is None:
+            raise not_found(f"ladder {name!r}")
+        return StreamingResponse(ndjson_lines(store, name, after, limit), media_type="application/x-ndjson")
+
     @app.get("/api/live", response_model=list[LiveMatchOut], tags=["api"])
     def api_live() -> list[LiveMatchOut]:
         """The matches being played now, each with the latest position spectators may see."""
@@ -143,6 +197,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     def index(request: Request) -> HTMLResponse:
         recent = [pages.match_summary(row) for row in store.match_rows(limit=20)]
         return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
+
+    @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
+    def ladders(request: Request) -> HTMLResponse:
+        return html(request, "ladders.html", ladders=pages.index(store, live))
 
     @app.get("/ladders/{name}", response_class=HTMLResponse, include_in_schema=False)
     def ladder(request: Request, name: str) -> HTMLResponse:
