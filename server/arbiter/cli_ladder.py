@@ -149,6 +149,16 @@ def bots_enable(name: str, database: str | None) -> None:
     say(f"bot {name} enabled")
 
 
+@bots.command("remove")
+@click.argument("name")
+@database_option
+def bots_remove(name: str, database: str | None) -> None:
+    """Remove bot NAME, added by mistake; only a bot that never played (otherwise: disable)."""
+    with opened(database) as store:
+        store.remove_bot(name)
+    say(f"bot {name} removed")
+
+
 @bots.command("list")
 @database_option
 def bots_list(database: str | None) -> None:
@@ -251,6 +261,47 @@ def ladders_add(
     )
 
 
+@ladders.command("archive")
+@click.argument("name")
+@database_option
+def ladders_archive(name: str, database: str | None) -> None:
+    """Close ladder NAME to new matches; its standings and matches stay (reopen: ladders reopen)."""
+    with opened(database) as store:
+        store.set_ladder_enabled(name, False)
+    say(f"ladder {name} archived: no new matches; running ones finish")
+
+
+@ladders.command("reopen")
+@click.argument("name")
+@database_option
+def ladders_reopen(name: str, database: str | None) -> None:
+    """Let an archived ladder NAME take matches again."""
+    with opened(database) as store:
+        store.set_ladder_enabled(name, True)
+    say(f"ladder {name} reopened")
+
+
+@ladders.command("remove")
+@click.argument("name")
+@database_option
+def ladders_remove(name: str, database: str | None) -> None:
+    """Remove ladder NAME, added by mistake; only a ladder that never had a match (otherwise: archive)."""
+    with opened(database) as store:
+        store.remove_ladder(name)
+    say(f"ladder {name} removed")
+
+
+@ladders.command("edit")
+@click.argument("name")
+@click.option("--description", required=True, help="What the ladder is for, shown on its page ('' for none).")
+@database_option
+def ladders_edit(name: str, description: str, database: str | None) -> None:
+    """Change what ladder NAME's page says about it."""
+    with opened(database) as store:
+        store.set_ladder_description(name, description)
+    say(f"ladder {name}: description {'set' if description else 'removed'}")
+
+
 @ladders.command("list")
 @database_option
 def ladders_list(database: str | None) -> None:
@@ -266,6 +317,8 @@ def ladders_list(database: str | None) -> None:
         extra = ", duplicate pairs" if config.duplicate_pairs else ""
         if config.same_owner != "unrated":
             extra += f", same-owner matches {config.same_owner}"
+        if not config.enabled:
+            extra += ", archived"
         say(
             f"{config.name:<20} {game.describe(config.options):<12} {config.control.describe():<24}"
             f" {'rated' if config.rated else 'unrated'}{extra}"

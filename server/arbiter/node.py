@@ -30,6 +30,7 @@ from .ladder.adapters import BotsFromFlagsThenStore, StoreBots, StoreLadders, St
 from .ladder.host import JoinAccepted, LadderHost, LadderRefused
 from .ladder.memory import MemoryLadders
 from .ladder.model import LadderConfig
+from .ladder.watch import LADDER_CHECK, LadderWatch
 from .lobby import FifoMatchmaker, Matchmaker, Pairing, Seek, SeekKey
 from .match.events import (
     ActionApplied,
@@ -83,6 +84,8 @@ class ArbiterConfig:
     credential_check: float = CREDENTIAL_CHECK
     #: The most matches one bot holds at once here, over ladders, seeks and challenges.
     max_matches_per_bot: int = MAX_MATCHES_PER_BOT
+    #: Seconds between two looks at the loaded ladders in the store (archived: no new match).
+    ladder_check: float = LADDER_CHECK
 
 
 class SeekRefused(Exception):
@@ -175,10 +178,14 @@ class Arbiter:
         self.workers: WorkerRole | None = None
         #: With a store: ends the sessions of bots disabled or rotated there (``start_watching``).
         self.credentials: CredentialWatch | None = None
+        #: With a store: archived ladders start no new match (``start_watching``).
+        self.ladder_watch: LadderWatch | None = None
         if store is not None:
             self.credentials = CredentialWatch(
                 self.sessions, store.credentials, self.revoke, config.credential_check
             )
+            if self.ladders is not None:
+                self.ladder_watch = LadderWatch(self.ladders, store.get_ladder, config.ladder_check)
 
     # --- the cluster --------------------------------------------------------------------------
     def join_cluster(self, member: ClusterMember, on_lost: Callable[[], None]) -> None:
@@ -292,6 +299,8 @@ class Arbiter:
         """Start the credential checks (call on the running loop; the server does)."""
         if self.credentials is not None:
             self.credentials.start()
+        if self.ladder_watch is not None:
+            self.ladder_watch.start()
 
     def revoke(self, session: BotSession, reason: str, message: str) -> None:
         """End ``session`` (its bot was disabled or its token rotated): the call ends with
@@ -522,6 +531,8 @@ class Arbiter:
         self.stopping = True
         if self.credentials is not None:
             self.credentials.stop()
+        if self.ladder_watch is not None:
+            self.ladder_watch.stop()
         self.matchmaker.clear()
         if self.workers is not None:
             self.workers.stop()

@@ -43,8 +43,17 @@ def test_the_api_answers_validate_against_its_openapi_description(site: Site) ->
         assert record["match_id"] == match_id and len(match["frames"]) == len(record["actions"]) + 1
         check(spec, client, "/api/matches/{match_id}", "/api/matches/nope", 404)
         check(spec, client, "/api/live", "/api/live")
+        # The NDJSON stream is described as such (its lines: tests/web/test_bulk_export.py).
+        bulk = spec["paths"]["/api/ladders/{name}/matches.ndjson"]["get"]["responses"]
+        assert "application/x-ndjson" in bulk["200"]["content"]
+        assert (
+            client.get("/api/ladders/t5/matches.ndjson?limit=1")
+            .headers["content-type"]
+            .startswith("application/x-ndjson")
+        )
         # Every API path was asked above.
         assert {path for path in spec["paths"]} == {
             "/api/ladders", "/api/ladders/{name}", "/api/bots/{name}", "/api/matches",
             "/api/matches/{match_id}", "/api/matches/{match_id}/record", "/api/live",
+            "/api/ladders/{name}/matches.ndjson",
         }  # fmt: skip

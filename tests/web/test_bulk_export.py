@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 from arbiter.cli import main
@@ -54,7 +55,7 @@ def test_the_store_is_read_a_page_at_a_time(site: Site, monkeypatch: pytest.Monk
     pages: list[int] = []
     reader = site.store.finished_records
 
-    def counted(ladder: str, after: int = 0, limit: int = 200):  # type: ignore[no-untyped-def]
+    def counted(ladder: str, after: int = 0, limit: int = 200) -> list[tuple[int, str, dict | None]]:
         rows = reader(ladder, after, limit)
         pages.append(len(rows))
         return rows
@@ -71,7 +72,7 @@ def test_an_unknown_ladder_is_a_404(site: Site) -> None:
     assert error.value.code == 404
 
 
-def test_the_cli_writes_the_same_lines(site: Site, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_writes_the_same_lines(site: Site, tmp_path: Path) -> None:
     url = site.store.url
     served = lines_of(f"{site.url}/api/ladders/t5/matches.ndjson")
     out = tmp_path / "t5.ndjson"

@@ -14,7 +14,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import structlog
@@ -226,6 +226,10 @@ class LadderHost:
                 reasons.BAD_REQUEST, f"max_concurrent must be between 1 and {MAX_LADDER_CONCURRENCY}"
             )
         ladder = self._ladder(name)
+        if not ladder.config.enabled:
+            raise LadderRefused(
+                reasons.LADDER_NOT_FOUND, f"ladder {name} is archived: it takes no new matches"
+            )
         if not self.store.registered(bot):
             # A bot from `serve --bot` or a tokens file: the store could keep none of its results.
             raise LadderRefused(
@@ -278,6 +282,10 @@ class LadderHost:
     # --- challenges ---------------------------------------------------------------------------
     def challenge(self, bot: str, name: str, opponent: str) -> None:
         ladder = self._ladder(name)
+        if not ladder.config.enabled:
+            raise LadderRefused(
+                reasons.CHALLENGE_REFUSED, f"ladder {name} is archived: it takes no new matches"
+            )
         me, them = ladder.joined.get(bot), ladder.joined.get(opponent)
         if me is None:
             raise LadderRefused(reasons.CHALLENGE_REFUSED, f"join ladder {name} before challenging on it")
@@ -304,6 +312,23 @@ class LadderHost:
         if ladder.history.seat_1_count(theirs, mine) < ladder.history.seat_1_count(mine, theirs):
             mine, theirs = theirs, mine
         self._start(ladder, ScheduledPairing(mine, theirs), None)
+
+    def reconfigure(self, name: str, config: LadderConfig | None) -> bool:
+        """What the store now says of a ladder this host has loaded (``LadderWatch``): archived or
+        removed, it starts no new match from now on (running ones finish; the bots stay joined);
+        reopened, it schedules again. Whether anything changed."""
+        ladder = self.ladders.get(name)
+        if ladder is None:
+            return False
+        enabled = config is not None and config.enabled
+        if enabled == ladder.config.enabled:
+            return False
+        ladder.config = replace(ladder.config, enabled=enabled)
+        ladder.scheduler.config = ladder.config
+        log.info("ladder_reopened" if enabled else "ladder_archived", ladder=name)
+        if enabled:
+            self.schedule(name)
+        return True
 
     # --- scheduling ---------------------------------------------------------------------------
     def schedule(self, name: str | None = None) -> int:

@@ -45,6 +45,9 @@ class LadderConfig:
     #: A match between two bots of one owner: ``unrated`` (the default) or ``flagged`` (rated, and
     #: marked as such on the match).
     same_owner: str = "unrated"
+    #: What the ladder is for (shown on its page); a disabled ladder is *archived*: it keeps its
+    #: standings and matches and takes no new match.
+    description: str = ""
 
 
 def one_owner(bot_1: str, bot_2: str, owner_1: str, owner_2: str) -> bool:

@@ -37,6 +37,7 @@ def ladder_model(config: LadderConfig, now: float) -> Ladder:
         enabled=config.enabled,
         created_at=now,
         same_owner=config.same_owner,
+        description=config.description,
     )
 
 
@@ -51,6 +52,7 @@ def ladder_config(ladder: Ladder) -> LadderConfig:
         duplicate_pairs=ladder.duplicate_pairs,
         enabled=ladder.enabled,
         same_owner=ladder.same_owner,
+        description=ladder.description or "",
     )
 
 

@@ -42,6 +42,7 @@ NAMING = {
 NAME = 64  # bot, ladder and version names, match ids
 SHORT = 32  # games, statuses, policies, terminations
 OWNER = 200  # who runs a bot (free text)
+DESCRIPTION = 500  # what a ladder is for (free text)
 
 
 class EpochTime(TypeDecorator[float]):
@@ -97,6 +98,8 @@ class Ladder(Base):
     #: Matches between two bots of one owner (migration 0005): ``unrated`` or ``flagged`` (rated,
     #: and marked so on the match).
     same_owner: Mapped[str] = mapped_column(String(SHORT), server_default="unrated")
+    #: What the ladder is for, said on its page (migration 0006; ``arbiter ladders edit``).
+    description: Mapped[str] = mapped_column(Text, server_default="")
 
 
 class Match(Base):

@@ -43,7 +43,9 @@ from .rows import (
     StoreError,
 )
 from .schema import (
+    DESCRIPTION,
     OWNER,
+    Base,
     Bot,
     BotVersionSeen,
     Ladder,
@@ -151,6 +153,24 @@ class SqlStore:
         with self._write() as session:
             _bot(session, name).enabled = enabled
 
+    def remove_bot(self, name: str) -> None:
+        """Remove a bot that never played (a mistake): its row and what refers to it (versions,
+        mail, ladder status). A bot with a match is a StoreError: disable it instead."""
+        with self._write() as session:
+            _bot(session, name)
+            played = session.scalar(
+                select(func.count())
+                .select_from(Match)
+                .where(or_(Match.seat_1_bot == name, Match.seat_2_bot == name))
+            )
+            if played:
+                raise StoreError(
+                    f"bot {name!r} has played {played} match(es) and stays in their records: "
+                    f"disable it instead (arbiter bots disable {name})"
+                )
+            _delete_referring(session, "bots", name)
+            session.delete(_bot(session, name))
+
     def list_bots(self) -> list[BotRow]:
         with self._read() as session:
             return [convert.bot_row(bot) for bot in session.scalars(select(Bot).order_by(Bot.name))]
@@ -189,6 +209,33 @@ class SqlStore:
             if session.get(Ladder, config.name) is not None:
                 raise StoreError(f"a ladder named {config.name!r} exists already")
             session.add(convert.ladder_model(config, self._clock()))
+
+    def set_ladder_enabled(self, name: str, enabled: bool) -> None:
+        """Archive (``False``: no new match; standings and matches stay) or reopen a ladder."""
+        with self._write() as session:
+            _ladder(session, name).enabled = enabled
+
+    def set_ladder_description(self, name: str, description: str) -> None:
+        """What the ladder is for, shown on its page: printable text, at most 500 characters."""
+        problem = text_problem(description, DESCRIPTION)
+        if problem is not None:
+            raise StoreError(f"bad description {shown(description)}: {problem}")
+        with self._write() as session:
+            _ladder(session, name).description = description
+
+    def remove_ladder(self, name: str) -> None:
+        """Remove a ladder that never had a match (a mistake), with what refers to it. One with
+        matches is a StoreError: archive it instead."""
+        with self._write() as session:
+            _ladder(session, name)
+            played = session.scalar(select(func.count()).select_from(Match).where(Match.ladder == name))
+            if played:
+                raise StoreError(
+                    f"ladder {name!r} has {played} match(es): archive it instead "
+                    f"(arbiter ladders archive {name})"
+                )
+            _delete_referring(session, "ladders", name)
+            session.delete(_ladder(session, name))
 
     def get_ladder(self, name: str) -> LadderConfig | None:
         with self._read() as session:
@@ -717,6 +764,21 @@ def _one_owner(session: Session, bot_1: str, bot_2: str) -> bool:
     """Whether a match's two bots have one owner (``ladder.host.one_owner``; unregistered: none)."""
     owners = dict(session.execute(select(Bot.name, Bot.owner).where(Bot.name.in_([bot_1, bot_2]))).all())
     return one_owner(bot_1, bot_2, owners.get(bot_1, ""), owners.get(bot_2, ""))
+
+
+def _ladder(session: Session, name: str) -> Ladder:
+    ladder = session.get(Ladder, name)
+    if ladder is None:
+        raise StoreError(f"no ladder named {name!r}")
+    return ladder
+
+
+def _delete_referring(session: Session, table: str, name: str) -> None:
+    """Delete the rows of every table whose foreign key points at ``table``'s row ``name``."""
+    for other in Base.metadata.sorted_tables:
+        for key in other.foreign_keys:
+            if key.column.table.name == table and other.name != table:
+                session.execute(delete(other).where(key.parent == name))
 
 
 def _bot(session: Session, name: str) -> Bot:

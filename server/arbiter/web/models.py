@@ -40,7 +40,10 @@ class LadderSummary(BaseModel):
     options: dict[str, int]
     time_control: str
     rated: bool
+    #: False for an archived ladder (`arbiter ladders archive`): it takes no new match.
     enabled: bool
+    #: What the ladder is for (`arbiter ladders edit --description`); "" for none.
+    description: str = ""
     live_matches: int
     top: list[Standing]
 

@@ -61,6 +61,7 @@ def ladder_summary(config: LadderConfig, live: int, top: list[Standing]) -> Ladd
         time_control=config.control.describe(),
         rated=config.rated,
         enabled=config.enabled,
+        description=config.description,
         live_matches=live,
         top=top,
     )
