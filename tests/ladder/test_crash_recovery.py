@@ -90,6 +90,7 @@ def test_kill_9_during_a_ladder_loses_no_finished_result(store_url, tmp_path):
                 ladder="t5",
                 version="v1",
                 backoff=backoff,
+                connect_timeout=120,  # the server may still be starting (no wait for it to listen)
             )
             for i, name in enumerate(BOTS)
         }

@@ -2,7 +2,8 @@
 // ARBITER_* variables as the Python SDK's arbiter_bot/cli.py). A command-line option wins over
 // its environment variable. Logs go to standard error; one line per finished match to standard output.
 import { Bot, MatchSummary } from "./bot";
-import { run, tlsCredentials } from "./client";
+import { DEFAULT_PORT } from "./address";
+import { CONNECT_TIMEOUT, run, tlsCredentials } from "./client";
 import { ArbiterError, AuthenticationError, LogLevel, ReplacedError, stderrLogger, visible } from "./errors";
 import { SeedMismatch } from "./seedcheck";
 import { GAMES, GameName, SIZES, TimeControl } from "./wire";
@@ -10,6 +11,7 @@ import { GAMES, GameName, SIZES, TimeControl } from "./wire";
 export const DEFAULT_SERVER = "localhost:50051";
 export const ENV = {
   server: "ARBITER_SERVER",
+  connectTimeout: "ARBITER_CONNECT_TIMEOUT",
   token: "ARBITER_TOKEN",
   game: "ARBITER_GAME",
   size: "ARBITER_SIZE",
@@ -47,17 +49,20 @@ export interface BotOptions {
   strictSeed: boolean;
   ladder?: string;
   version?: string;
+  /** Seconds until the first Welcome before giving up (null: keep trying forever). */
+  connectTimeout: number | null;
 }
 
 export class UsageError extends Error {}
 
-const VALUE_OPTIONS = ["server", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level", "ca", "client-cert", "client-key"];
+const VALUE_OPTIONS = ["server", "connect-timeout", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level", "ca", "client-cert", "client-key"];
 const FLAGS = ["tls", "strict-seed", "help"];
 
 export function usage(program: string, description?: string, games: readonly GameName[] = GAMES): string {
   return `${description ? description + "\n\n" : ""}usage: ${program} [options]
 
-  --server HOST:PORT      the arbiter's address ($${ENV.server}; default ${DEFAULT_SERVER})
+  --server HOST:PORT      the arbiter's address ($${ENV.server}; default ${DEFAULT_SERVER}; port ${DEFAULT_PORT} when none is given)
+  --connect-timeout S     give up (exit status 1) without an answer within S seconds, 0 = never ($${ENV.connectTimeout}; default ${CONNECT_TIMEOUT})
   --token TOKEN           this bot's token ($${ENV.token}; safer than the command line, which others can see)
   --game ${games.join("|").padEnd(16)} the game to seek ($${ENV.game}; default ${games[0]})
   --size N                Torrent/Fravan board size ($${ENV.size}; default: the arbiter's)
@@ -76,7 +81,7 @@ export function usage(program: string, description?: string, games: readonly Gam
   --strict-seed           stop with exit code 5 when a Surge seed check fails
   --log-level LEVEL       debug, info, warning or error (default info)
 
-exit status: 0 done, 1 other arbiter error, 2 usage, 3 bad token, 4 replaced, 5 Surge seed check
+exit status: 0 done, 1 no connection within the connect timeout or another arbiter error, 2 usage, 3 bad token, 4 replaced, 5 Surge seed check
 failed with --strict-seed, 130 interrupted
 `;
 }
@@ -123,6 +128,8 @@ export function parseOptions(
     return n;
   };
   const server = text("server", ENV.server) ?? DEFAULT_SERVER;
+  const connectTimeout = number("connect-timeout", ENV.connectTimeout, false) ?? CONNECT_TIMEOUT;
+  if (connectTimeout < 0) throw new UsageError(`--connect-timeout must be a number of seconds, 0 or more, not ${connectTimeout}`);
   const token = text("token", ENV.token);
   if (!token) throw new UsageError(`no token: pass --token or set $${ENV.token}`);
   const game = (text("game", ENV.game) ?? games[0]) as GameName;
@@ -174,6 +181,7 @@ export function parseOptions(
     strictSeed: args["strict-seed"] === true,
     ladder: text("ladder", ENV.ladder),
     version: text("version", ENV.version),
+    connectTimeout: connectTimeout || null,
   };
 }
 
@@ -234,6 +242,7 @@ export async function runCli(makeBot: (options: BotOptions) => Bot, config: CliC
       strictSeed: options.strictSeed,
       ladder: options.ladder,
       version: options.version,
+      connectTimeout: options.connectTimeout,
       logger: stderrLogger(options.logLevel),
     });
   } catch (err) {

@@ -1,5 +1,7 @@
 // The connection to the arbiter: one Play stream, seeks or a ladder, turns, rejections, results,
 // reconnects with capped exponential backoff and jitter, resumed matches, the Surge seed check.
+// When the first connection brings no Welcome within connectTimeout seconds (default 30) the
+// session fails with ConnectError naming the address; an address without a port means port 50051.
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { ChannelCredentials, ClientDuplexStream, credentials as grpcCredentials, Metadata, ServiceError, status } from "@grpc/grpc-js";
@@ -20,7 +22,8 @@ import {
 } from "./gen/arbiter/v1/bot_service";
 import { SurgeObservation } from "./gen/arbiter/v1/surge";
 import { Bot, Choice, MatchInfo, MatchSummary, Observation, Rejection, TurnContext } from "./bot";
-import { ArbiterError, AuthenticationError, BadRequestError, Logger, ReplacedError, stderrLogger } from "./errors";
+import { withDefaultPort } from "./address";
+import { ArbiterError, AuthenticationError, BadRequestError, ConnectError, Logger, ReplacedError, stderrLogger } from "./errors";
 import { Rng, choice, makeRng } from "./random";
 import { SeedMismatch, checkSurgeSeed } from "./seedcheck";
 import {
@@ -57,6 +60,9 @@ export const KEEPALIVE_OPTIONS = {
 };
 /** Redirects followed at once, one after the other, before the reconnect backoff applies again. */
 const REDIRECTS_IN_A_ROW = 5;
+/** Seconds the first connection may take, until the arbiter's Welcome, before the session gives up
+ * with ConnectError (reconnects after a Welcome go on for as long as maxReconnects allows). */
+export const CONNECT_TIMEOUT = 30;
 
 /** Codes after which the SDK reconnects (the stream broke; the arbiter keeps the matches going). */
 export const RETRYABLE_CODES: ReadonlySet<status> = new Set([
@@ -93,7 +99,7 @@ export class Backoff {
 }
 
 export interface SessionOptions {
-  /** HOST:PORT of the arbiter. */
+  /** HOST:PORT of the arbiter (a HOST without a port: port 50051); several, comma-separated, for a cluster. */
   server: string;
   token: string;
   /** The game to seek (ignored with `ladder`). Default "torrent". */
@@ -117,6 +123,9 @@ export interface SessionOptions {
   backoff?: Backoff;
   /** Give up after that many reconnects in a row; undefined: never. */
   maxReconnects?: number;
+  /** Seconds until the first Welcome before run() fails with ConnectError; default 30 (CONNECT_TIMEOUT),
+   * null: no limit. Reconnects after a Welcome are not limited by it. */
+  connectTimeout?: number | null;
   /** Re-asks of choose after refusals of one turn (reject policy) before a random untried legal action. Default 3. */
   maxRetries?: number;
   /** When choose throws: play a random legal action (default) or end the session with the error. */
@@ -260,6 +269,11 @@ export class Session {
   private joinToken: string | undefined;
   private redirected = false;
   private redirects = 0; // in a row, without a Welcome
+  /** Seconds the first connection may take (null: no limit). */
+  readonly connectTimeout: number | null;
+  private welcomed = false;
+  private deadline: number | undefined; // performance.now() milliseconds
+  private lastError = "";
 
   constructor(
     readonly bot: Bot,
@@ -276,9 +290,18 @@ export class Session {
     this.log = options.logger ?? stderrLogger("info");
     this.rng = options.rng ?? Math.random;
     this.backoff = options.backoff ?? new Backoff();
-    const seeds = options.server.split(",").map((part) => part.trim()).filter((part) => part !== "");
+    const seeds = options.server.split(",").map(withDefaultPort).filter((part) => part !== "");
     this.seeds = seeds.length > 0 ? seeds : [options.server];
     this.target = this.seeds[0];
+    this.connectTimeout = options.connectTimeout === undefined ? CONNECT_TIMEOUT : options.connectTimeout;
+    if (this.connectTimeout !== null && !(this.connectTimeout > 0 && Number.isFinite(this.connectTimeout))) {
+      throw new Error("connectTimeout must be a positive number of seconds (null: no limit)");
+    }
+  }
+
+  /** The addresses this session connects to, in turn (each with its port). */
+  get addresses(): readonly string[] {
+    return this.seeds;
   }
 
   /** Whether the requested number of matches has finished (never, when games is undefined). */
@@ -288,6 +311,7 @@ export class Session {
 
   /** Play until `games` matches have finished; the summaries, in order of ending. */
   async run(): Promise<MatchSummary[]> {
+    if (this.connectTimeout !== null && !this.welcomed) this.deadline = performance.now() + this.connectTimeout * 1000;
     while (!this.done()) {
       try {
         await this.connectOnce();
@@ -297,6 +321,7 @@ export class Session {
         const rich = statusFromMetadata(e.metadata);
         const reason = reasonOf(rich);
         this.checkFatal(e.code ?? status.UNKNOWN, reason, rich?.message || e.details || String(err));
+        this.lastError = `${status[e.code] ?? e.code}: ${e.details || String(err)}`;
         this.log.log("warning", "stream broke", { code: status[e.code] ?? e.code, reason, message: e.details });
       }
       await this.chain.catch(() => undefined);
@@ -306,14 +331,31 @@ export class Session {
       if (this.options.maxReconnects !== undefined && this.attempt >= this.options.maxReconnects) {
         throw new ArbiterError(`gave up after ${this.attempt} reconnect attempts to ${this.options.server}`);
       }
-      const delay = this.backoff.delay(this.attempt, this.rng);
+      const delay = Math.min(this.backoff.delay(this.attempt, this.rng), this.timeLeft());
       this.attempt += 1;
       this.stats.reconnects += 1;
-      this.log.log("info", "reconnecting", { address: this.options.server, attempt: this.attempt, in_seconds: Math.round(delay * 100) / 100 });
+      this.log.log("info", "reconnecting", { address: this.target, attempt: this.attempt, in_seconds: Math.round(delay * 100) / 100 });
       await sleep(delay);
+      if (this.timeLeft() <= 0) throw this.connectError();
     }
     if (this.fatal) throw this.fatal;
     return this.summaries;
+  }
+
+  /** Seconds left for the first connection (Infinity once a Welcome came, or without a limit). */
+  private timeLeft(): number {
+    if (this.welcomed || this.deadline === undefined) return Infinity;
+    return Math.max(0, (this.deadline - performance.now()) / 1000);
+  }
+
+  private connectError(): ConnectError {
+    // One line, without grpc-js's empty "Resolution note:" at the end.
+    const last = this.lastError.split(/\s+/).join(" ").trim().replace(/ ?Resolution note:$/, "");
+    return new ConnectError(
+      `cannot connect to the arbiter at ${this.seeds.join(", ")} within ${this.connectTimeout} s` +
+        `${last ? ` (${last})` : ""}: is the address right and the arbiter running?`,
+      status.UNAVAILABLE,
+    );
   }
 
   /** Close the current stream at once; the session reconnects after the backoff delay and the
@@ -383,8 +425,19 @@ export class Session {
     this.stats.connections += 1;
     return new Promise<void>((resolve, reject) => {
       let settled = false;
+      // The first connection's time is up before a Welcome: end this attempt and the session.
+      const left = this.timeLeft();
+      const giveUp =
+        left === Infinity
+          ? undefined
+          : setTimeout(() => {
+              if (this.welcomed) return;
+              this.fatal = this.connectError();
+              call.cancel();
+            }, left * 1000);
       const finish = (err?: Error) => {
         if (settled) return;
+        if (giveUp !== undefined) clearTimeout(giveUp);
         call.removeAllListeners("data");
         settled = true;
         if (this.call === call) this.call = undefined;
@@ -526,7 +579,7 @@ export class Session {
   /** A cluster sends the bot to another node: connect there at once (the matches go on there). */
   private onRedirect(redirect: Redirect): void {
     this.log.log("info", "redirected", { to: redirect.address, reason: redirect.reason, ladder: redirect.ladder || undefined });
-    if (redirect.address) this.target = redirect.address;
+    if (redirect.address) this.target = withDefaultPort(redirect.address);
     this.joinToken = redirect.joinToken || undefined;
     this.redirected = true;
     this.redirects += 1;
@@ -534,6 +587,7 @@ export class Session {
   }
 
   private async onWelcome(welcome: Welcome): Promise<void> {
+    this.welcomed = true;
     this.attempt = 0;
     this.redirects = 0;
     this.botName = welcome.botName;
@@ -561,7 +615,7 @@ export class Session {
     for (const pause of welcome.ladderPauses) {
       this.log.log("warning", "paused on a ladder (joining resumes)", { ladder: pause.ladder, reason: pause.reason });
     }
-    this.log.log("info", "connected", { bot: welcome.botName, version: welcome.botVersion, resumed: [...resumed], address: this.options.server });
+    this.log.log("info", "connected", { bot: welcome.botName, version: welcome.botVersion, resumed: [...resumed], address: this.target });
     this.topUpSeeks();
     if (this.done()) this.stopNow();
   }
@@ -815,7 +869,8 @@ export class Session {
 
 /** Play `games` matches (undefined: until stopped) as `bot`; the match summaries. Rejects with
  * AuthenticationError, ReplacedError, BadRequestError, ArbiterError or SeedMismatch (strictSeed)
- * when the session ends for good; a broken connection is retried with backoff. */
+ * when the session ends for good, ConnectError when the first connection brings no Welcome within
+ * connectTimeout seconds; a broken connection is retried with backoff. */
 export function run(bot: Bot, options: SessionOptions): Promise<MatchSummary[]> {
   return new Session(bot, options).run();
 }

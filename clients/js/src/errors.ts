@@ -27,6 +27,12 @@ export class BadRequestError extends ArbiterError {
   override name = "BadRequestError";
 }
 
+/** No connection to the arbiter (no Welcome) within the connect timeout since the session started:
+ * a wrong address, or no arbiter running there. Reconnects after a Welcome never throw it. */
+export class ConnectError extends ArbiterError {
+  override name = "ConnectError";
+}
+
 export type LogLevel = "debug" | "info" | "warning" | "error" | "silent";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, silent: 100 };
 

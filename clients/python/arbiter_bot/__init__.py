@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from arbiter_games.surge_seed import SeedMismatch, SeedRecorder, check_surge_seed
 
+from .address import DEFAULT_PORT, with_default_port
 from .bot import (
     ABORTED,
     DRAW,
@@ -21,11 +22,13 @@ from .bot import (
     TimeControl,
     TurnContext,
 )
-from .client import Backoff, Session, run, run_bot, tls_credentials
-from .errors import ArbiterError, AuthenticationError, BadRequestError, ReplacedError
+from .client import CONNECT_TIMEOUT, Backoff, Session, run, run_bot, tls_credentials
+from .errors import ArbiterError, AuthenticationError, BadRequestError, ConnectError, ReplacedError
 
 __all__ = [
     "ABORTED",
+    "CONNECT_TIMEOUT",
+    "DEFAULT_PORT",
     "DRAW",
     "LOSS",
     "UNKNOWN",
@@ -35,6 +38,7 @@ __all__ = [
     "Backoff",
     "BadRequestError",
     "Bot",
+    "ConnectError",
     "MatchInfo",
     "MatchSummary",
     "Rejection",
@@ -48,4 +52,5 @@ __all__ = [
     "run",
     "run_bot",
     "tls_credentials",
+    "with_default_port",
 ]

@@ -3,7 +3,11 @@
     python -m arbiter_bot.examples.random_bot --server HOST:PORT --token TOKEN --game torrent \\
         --size 7 --games 10 --base 60 --increment 1 --per-decision 5
 
-- ``--server HOST:PORT``: ``$ARBITER_SERVER``, default ``localhost:50051``
+- ``--server HOST:PORT``: ``$ARBITER_SERVER``, default ``localhost:50051``; a ``HOST`` without a port
+  means port 50051
+- ``--connect-timeout S``: ``$ARBITER_CONNECT_TIMEOUT``, default 30; with no Welcome from the arbiter
+  within S seconds of starting, the bot stops with one ``error:`` line naming the address and exit
+  status 1 (0: keep trying forever). Reconnects after a first Welcome are not limited by it
 - ``--token TOKEN``: ``$ARBITER_TOKEN``, required
 - ``--game torrent|fravan|surge``: ``$ARBITER_GAME``, default the bot's first game
 - ``--size N`` (Torrent/Fravan): ``$ARBITER_SIZE``, default the arbiter's (7)
@@ -35,13 +39,15 @@ from arbiter_games import GAMES, get_game
 from arbiter_games.surge_seed import SeedMismatch
 from arbiter_wire.text import visible
 
+from .address import DEFAULT_PORT
 from .bot import Bot, MatchInfo, MatchSummary, Rejection, TimeControl, TurnContext
-from .client import configure_logging, run_bot, tls_credentials
+from .client import CONNECT_TIMEOUT, configure_logging, run_bot, tls_credentials
 from .errors import ArbiterError, AuthenticationError, ReplacedError
 
 DEFAULT_SERVER = "localhost:50051"
 
 ENV_SERVER = "ARBITER_SERVER"
+ENV_CONNECT_TIMEOUT = "ARBITER_CONNECT_TIMEOUT"
 ENV_TOKEN = "ARBITER_TOKEN"
 ENV_GAME = "ARBITER_GAME"
 ENV_SIZE = "ARBITER_SIZE"
@@ -87,6 +93,8 @@ class BotOptions:
     strict_seed: bool = False
     ladder: str | None = None
     version: str | None = None
+    #: Seconds until the first Welcome before giving up (None: keep trying forever).
+    connect_timeout: float | None = CONNECT_TIMEOUT
 
     @property
     def spec(self) -> tuple[str, dict[str, Any]]:
@@ -102,7 +110,19 @@ def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -
     add(
         "--server",
         metavar="HOST:PORT",
-        help=f"the arbiter's address (${ENV_SERVER}; default {DEFAULT_SERVER})",
+        help=(
+            f"the arbiter's address (${ENV_SERVER}; default {DEFAULT_SERVER}; "
+            f"port {DEFAULT_PORT} when none is given)"
+        ),
+    )
+    add(
+        "--connect-timeout",
+        type=float,
+        metavar="S",
+        help=(
+            f"give up (exit status 1) without an answer from the arbiter within S seconds, "
+            f"0 = never (${ENV_CONNECT_TIMEOUT}; default {CONNECT_TIMEOUT:g})"
+        ),
     )
     add("--token", help=f"this bot's token (${ENV_TOKEN}; safer than the command line, which others can see)")
     add("--game", choices=list(games), help=f"the game to seek (${ENV_GAME}; default {games[0]})")
@@ -151,6 +171,20 @@ def _env_number(
         parser.error(f"${name} must be a number, got {text!r}")
 
 
+def _connect_timeout(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, env: Mapping[str, str]
+) -> float | None:
+    """Seconds until the first Welcome from ``--connect-timeout`` or its variable (None: forever)."""
+    seconds = args.connect_timeout
+    if seconds is None:
+        seconds = _env_number(parser, env, ENV_CONNECT_TIMEOUT, float)
+    if seconds is None:
+        return CONNECT_TIMEOUT
+    if not 0 <= seconds < float("inf"):  # also NaN
+        parser.error(f"--connect-timeout must be a number of seconds, 0 or more, not {seconds:g}")
+    return float(seconds) or None
+
+
 def parse_options(
     argv: Sequence[str] | None = None,
     env: Mapping[str, str] | None = None,
@@ -165,6 +199,7 @@ def parse_options(
     parser = build_parser(description, games)
     args = parser.parse_args(argv)
     server = args.server or env.get(ENV_SERVER) or DEFAULT_SERVER
+    connect_timeout = _connect_timeout(parser, args, env)
     token = args.token or env.get(ENV_TOKEN, "")
     if not token:
         parser.error(f"no token: pass --token or set ${ENV_TOKEN}")
@@ -225,6 +260,7 @@ def parse_options(
         strict_seed=args.strict_seed,
         ladder=args.ladder or env.get(ENV_LADDER) or None,
         version=args.bot_version or env.get(ENV_VERSION) or None,
+        connect_timeout=connect_timeout,
     )
 
 
@@ -294,6 +330,7 @@ def run_cli(
                 strict_seed=options.strict_seed,
                 ladder=options.ladder,
                 version=options.version,
+                connect_timeout=options.connect_timeout,
             )
         )
     except KeyboardInterrupt:

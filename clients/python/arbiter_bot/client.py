@@ -9,7 +9,9 @@ seek matches (up to ``max_concurrent`` at once, ``games`` in all), hand every ``
 lost connection) is reopened with capped exponential backoff plus jitter; the arbiter then resumes
 the bot's running matches and re-sends a pending turn, which the SDK answers again with the move it
 already chose (the arbiter recognises a duplicate). A wrong token raises ``AuthenticationError`` and
-a second connection with the same token ``ReplacedError``: neither is retried.
+a second connection with the same token ``ReplacedError``: neither is retried. When the first
+connection brings no Welcome within ``connect_timeout`` seconds (default 30) the session raises
+``ConnectError`` naming the address; an address without a port means port 50051.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from arbiter_wire.v1 import bot_service_pb2 as pb
 from arbiter_wire.v1 import bot_service_pb2_grpc as pb_grpc
 from arbiter_wire.v1 import common_pb2 as cpb
 
+from .address import with_default_port
 from .bot import (
     ABORTED,
     DRAW,
@@ -68,6 +71,7 @@ from .errors import (
     ArbiterError,
     AuthenticationError,
     BadRequestError,
+    ConnectError,
     ReplacedError,
     RichStatus,
     reason_of,
@@ -128,6 +132,10 @@ Spec = tuple[str, Mapping[str, Any]] | str
 #: Redirects followed at once, one after the other, before the reconnect backoff applies again
 #: (a cluster whose nodes disagree for a moment, while a takeover is under way, cannot spin the bot).
 REDIRECTS_IN_A_ROW = 5
+
+#: Seconds the first connection may take, until the arbiter's Welcome, before the session gives up
+#: with ConnectError (reconnects after a Welcome go on for as long as ``max_reconnects`` allows).
+CONNECT_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -317,7 +325,10 @@ class Session:
         rng: random.Random | None = None,
         ladder: str | None = None,
         version: str | None = None,
+        connect_timeout: float | None = CONNECT_TIMEOUT,
     ) -> None:
+        if connect_timeout is not None and not connect_timeout > 0:
+            raise ValueError("connect_timeout must be a positive number of seconds (None: no limit)")
         if not 1 <= max_concurrent <= MAX_OPEN_SEEKS:
             raise ValueError(
                 f"max_concurrent must be between 1 and {MAX_OPEN_SEEKS} (the arbiter's seek limit)"
@@ -329,8 +340,9 @@ class Session:
         self.bot = bot
         self.address = address
         #: The addresses to connect to, in turn after each failure (``address`` may list several
-        #: nodes of a cluster, comma-separated); a redirect's address comes first once given.
-        self.seeds = [part.strip() for part in address.split(",") if part.strip()] or [address]
+        #: nodes of a cluster, comma-separated); a redirect's address comes first once given. An
+        #: address without a port gets port 50051 (see ``arbiter_bot.address``).
+        self.seeds = [with_default_port(part) for part in address.split(",") if part.strip()] or [address]
         self._seed = 0
         self.target = self.seeds[0]
         self._join_token: str | None = None
@@ -365,6 +377,11 @@ class Session:
         self._stop: asyncio.Event | None = None
         self._fatal: BaseException | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Seconds the first connection may take (None: no limit); whether a Welcome ever came.
+        self.connect_timeout = connect_timeout
+        self._welcomed = False
+        self._deadline: float | None = None
+        self._last_error = ""
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -375,6 +392,8 @@ class Session:
     async def run(self) -> list[MatchSummary]:
         """Play until ``games`` matches have finished; the summaries of the matches, in order of ending."""
         _default_logging()
+        if self.connect_timeout is not None and not self._welcomed:
+            self._deadline = time.monotonic() + self.connect_timeout
         try:
             while not self.done():
                 try:
@@ -382,10 +401,12 @@ class Session:
                 except grpc.RpcError as err:
                     status = rich_status(err)
                     self._check_fatal(status)
+                    self._last_error = f"{status.code.name}: {status.message}"
                     log.warning(
                         "stream broke", code=status.code.name, reason=status.reason, message=status.message
                     )
                 except OSError as err:
+                    self._last_error = str(err)
                     log.warning("connection failed", error=str(err))
                 if self._fatal is not None:
                     raise self._fatal
@@ -395,16 +416,40 @@ class Session:
                     continue
                 if self.max_reconnects is not None and self._attempt >= self.max_reconnects:
                     raise ArbiterError(f"gave up after {self._attempt} reconnect attempts to {self.address}")
-                delay = self.backoff.delay(self._attempt, self.rng)
+                delay = min(self.backoff.delay(self._attempt, self.rng), self._time_left())
                 self._attempt += 1
                 log.info(
                     "reconnecting", address=self.target, attempt=self._attempt, in_seconds=round(delay, 2)
                 )
                 await asyncio.sleep(delay)
+                if self._time_left() <= 0:
+                    raise self._connect_error()
         finally:
             for task in list(self._tasks):
                 task.cancel()
         return self.summaries
+
+    def _time_left(self) -> float:
+        """Seconds left for the first connection (infinite once a Welcome came, or without a limit)."""
+        if self._welcomed or self._deadline is None:
+            return float("inf")
+        return max(0.0, self._deadline - time.monotonic())
+
+    def _connect_error(self) -> ConnectError:
+        where = ", ".join(self.seeds)
+        last = " ".join(self._last_error.split())  # one line
+        return ConnectError(
+            f"cannot connect to the arbiter at {where} within {self.connect_timeout:g} s"
+            f"{f' ({last})' if last else ''}: is the address right and the arbiter running?",
+            grpc.StatusCode.UNAVAILABLE,
+        )
+
+    async def _give_up_when_late(self, stop: asyncio.Event) -> None:
+        """End the connection attempt when the first connection's time is up before a Welcome."""
+        await asyncio.sleep(self._time_left())
+        if not self._welcomed:
+            self._fatal = self._connect_error()
+            stop.set()
 
     def _follow_redirect(self) -> bool:
         """Whether to connect again at once, to where a Redirect sent the bot. After
@@ -474,6 +519,8 @@ class Session:
             receiving = asyncio.create_task(self._receive(call))
             stopping = asyncio.create_task(stop.wait())
             helpers = [receiving, stopping]
+            if self._time_left() != float("inf"):
+                helpers.append(asyncio.create_task(self._give_up_when_late(stop)))
             finished, _ = await asyncio.wait({receiving, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if receiving in finished:
                 stopping.cancel()
@@ -648,13 +695,14 @@ class Session:
             reason=pb.RedirectReason.Name(redirect.reason),
             ladder=redirect.ladder or None,
         )
-        self.target = redirect.address or self.target
+        self.target = with_default_port(redirect.address) if redirect.address else self.target
         self._join_token = redirect.join_token or None
         self._redirected = True
         self._redirects += 1
         self._stop_now()
 
     async def _on_welcome(self, welcome: pb.Welcome) -> None:
+        self._welcomed = True
         self._attempt = 0
         self._redirects = 0
         self.bot_name = welcome.bot_name
@@ -941,12 +989,14 @@ async def run_bot(
     ``spec`` is a game name or ``(game, options)``, e.g. ``("fravan", {"size": 5})``.
     ``time_control=None`` asks for the arbiter's default. Keyword options (see :class:`Session`):
     ``credentials`` (TLS), ``channel_options``, ``backoff``, ``max_reconnects`` (``None``: forever),
+    ``connect_timeout`` (seconds until the first Welcome, default 30; ``None``: no limit),
     ``max_retries`` (re-asks of ``choose`` after refusals of one turn before a random legal action is
     sent), ``fallback_on_error`` (a random legal action when ``choose`` raises; otherwise the error
     propagates), ``strict_seed`` (raise :class:`SeedMismatch` instead of only logging it), ``rng``.
 
     Raises :class:`AuthenticationError`, :class:`ReplacedError`, :class:`BadRequestError` or
-    :class:`ArbiterError` when the arbiter ends the session for good.
+    :class:`ArbiterError` when the arbiter ends the session for good, :class:`ConnectError` when
+    the first connection brings no Welcome within ``connect_timeout`` seconds.
     """
     session = Session(bot, address, token, spec, games, time_control, max_concurrent, **kwargs)
     return await session.run()
@@ -967,7 +1017,9 @@ def run(
 
 
 __all__ = [
+    "CONNECT_TIMEOUT",
     "Backoff",
+    "ConnectError",
     "Session",
     "configure_logging",
     "match_info_from_pb",

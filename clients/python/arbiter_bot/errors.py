@@ -39,6 +39,7 @@ __all__ = [
     "ArbiterError",
     "AuthenticationError",
     "BadRequestError",
+    "ConnectError",
     "ReplacedError",
     "RichStatus",
     "reason_of",
@@ -68,6 +69,11 @@ class ReplacedError(ArbiterError):
 
 class BadRequestError(ArbiterError):
     """The arbiter cannot act on a request, for example an unknown game or bad options (INVALID_ARGUMENT)."""
+
+
+class ConnectError(ArbiterError):
+    """No connection to the arbiter (no Welcome) within the connect timeout since the session
+    started: a wrong address, or no arbiter running there. Reconnects after a Welcome never raise it."""
 
 
 @dataclass(frozen=True)
