@@ -208,8 +208,10 @@ class SqlStore:
         active or draining; the match is recorded as owned by this node's epoch."""
         with self._write() as session:
             if self.fence_epoch is not None:
+                # (SQLite has no row locks: its write transaction holds the whole database.)
+                share = " FOR SHARE" if self._postgres else ""
                 state = session.scalar(
-                    text("SELECT state FROM cluster_nodes WHERE epoch = :e FOR SHARE"),
+                    text("SELECT state FROM cluster_nodes WHERE epoch = :e" + share),
                     {"e": self.fence_epoch},
                 )
                 if state not in ("active", "draining"):
