@@ -128,6 +128,8 @@ def test_credentials_find_every_registered_name_whatever_their_number(store, mon
         store.add_bot(name, owner="ann")
     found = store.credentials([*names, "ghost", "bot0"])
     assert sorted(found) == names and all(c.enabled for c in found.values())
+    hashes = {c.token_hash: name for name, c in found.items()}
+    assert store.bots_with_token_hashes([*hashes, "sha256:" + "0" * 64]) == hashes
 
 
 def test_ladders_are_unique_by_name_and_round_trip(store):
