@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,7 @@ def another(store: SqlStore) -> SqlStore:
     return SqlStore(store.url)
 
 
-def at_once(calls: list[Callable[[], Any]]) -> list[Any]:
+def at_once(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     """Run every call in a thread of its own, all released together."""
     barrier = threading.Barrier(len(calls))
 
@@ -201,9 +202,8 @@ def test_every_ended_match_gets_the_next_number_of_one_sequence(store):
         store.match_started(start(match_id, ladder=None if n % 3 == 0 else LADDER, started_at=T0 + n))
     store.finish_match(ids[0], result(termination=Termination.ABORTED, winner=None))
     others = [store, another(store)]
-    finished = at_once(
-        [lambda n=n: others[n % 2].finish_match(ids[1 + n // 2], result()) for n in range(2 * (len(ids) - 1))]
-    )
+    # Each match finished twice at the same moment, once through each store.
+    finished = at_once([partial(others[n % 2].finish_match, ids[1 + n // 2], result()) for n in range(22)])
     assert sorted(finished) == [False] * (len(ids) - 1) + [True] * (len(ids) - 1)
     numbers = {row.match_id: row.sequence for row in store.matches(limit=100)}
     assert sorted(numbers.values()) == list(range(1, len(ids) + 1))  # casual and aborted ones too
@@ -331,7 +331,7 @@ def test_challenges_are_counted_per_pair_within_the_window(store):
 def test_challenges_at_once_from_two_stores_never_pass_the_limit(store):
     with_players(store)
     other = another(store)
-    calls = [lambda s=s: s.take_challenge(LADDER, "alpha", "beta", T0, 3, 60) for s in (store, other) * 4]
+    calls = [partial(s.take_challenge, LADDER, "alpha", "beta", T0, 3, 60) for s in (store, other) * 4]
     taken = at_once(calls)
     other.close()
     assert sorted(taken) == [False] * 5 + [True] * 3
@@ -351,7 +351,7 @@ def test_new_versions_are_limited_within_the_window_and_old_ones_always_admitted
     assert admit("alpha", "3", T0 + 100.5, limit=2, window=100)
     other = another(store)
     pairs = ((store, "a"), (other, "b"))
-    tried = at_once([lambda s=s, v=v: s.admit_version("beta", v, T0, 2, 60) for s, v in pairs])
+    tried = at_once([partial(s.admit_version, "beta", v, T0, 2, 60) for s, v in pairs])
     other.close()
     kept = sorted(v for v, _ in store.versions_of("beta"))
     assert tried.count(True) == 1 and kept in (["9", "a"], ["9", "b"])  # one new version at a time

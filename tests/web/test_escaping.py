@@ -108,7 +108,9 @@ PAGES = {
 }
 
 
-@pytest.mark.parametrize("path", list(PAGES), ids=lambda path: path.split("%")[0] + ("name" if "%" in path else ""))
+@pytest.mark.parametrize(
+    "path", list(PAGES), ids=lambda path: path.split("%")[0] + ("name" if "%" in path else "")
+)
 def test_bot_supplied_text_shows_escaped_and_never_as_markup(client, path):
     answer = client.get(path)
     assert answer.status_code == 200, answer.text[:300]
