@@ -380,6 +380,17 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             "no bots: give --bot NAME=TOKEN or --tokens-file FILE, or register bots with `arbiter bots add`",
             2,
         )
+    if store is not None and len(bots):
+        from .ladder.adapters import token_shared_with_store
+
+        try:
+            shared = token_shared_with_store(bots, store)
+        except StoreError as exc:
+            store.close()
+            fail(str(exc))
+        if shared is not None:
+            store.close()
+            fail(f"{shared}: a token names one bot", 2)
     config = ArbiterConfig(
         bots=bots,
         default_control=_time_control(base, increment, per_decision),

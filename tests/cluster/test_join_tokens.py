@@ -29,6 +29,13 @@ LADDER = LadderConfig("t5", "torrent", {"size": 5}, TimeControl(base=60.0, incre
 @contextlib.asynccontextmanager
 async def node(url: str) -> AsyncIterator[RunningServer]:
     """One node of the cluster, serving in this process (credentials checked every 0.2 s)."""
+    async with node_and_member(url) as (server, _):
+        yield server
+
+
+@contextlib.asynccontextmanager
+async def node_and_member(url: str) -> AsyncIterator[tuple[RunningServer, ClusterMember]]:
+    """``node``, and its part in the cluster (which makes join tokens for it)."""
     store = SqlStore(url)
     port = free_port()
     member = ClusterMember(store, ClusterSettings(f"127.0.0.1:{port}", LEASE, HEARTBEAT))
@@ -39,7 +46,7 @@ async def node(url: str) -> AsyncIterator[RunningServer]:
     arbiter.start_cluster()
     server = await create_server(config, port=port, arbiter=arbiter)
     try:
-        yield server
+        yield server, member
     finally:
         await server.stop(0.5)
         store.close()
@@ -113,3 +120,28 @@ def test_a_join_token_is_used_once_and_dies_with_a_rotate(postgres_cluster):
         asyncio.run(scenario())
     finally:
         store.close()
+
+
+def test_a_join_token_of_a_bot_disabled_after_it_was_made_is_refused_as_disabled(postgres_cluster):
+    """Issue 20, item 14: the token is good (the same kind, made the same way, is welcomed), but
+    the bot was disabled since: BOT_DISABLED, not a session and not a mere BAD_TOKEN."""
+    url = postgres_cluster.new_database("join_token_disabled")
+    store = SqlStore(url)
+    store.upgrade()
+    store.add_bot("ben", "owner of ben")
+
+    async def scenario() -> tuple[str, tuple[grpc.StatusCode, str | None]]:
+        async with node_and_member(url) as (server, member):
+            good, later = (member.join_token("ben", member.epoch) for _ in range(2))
+            bot = RawBot(server.address, good)
+            welcomed = (await bot.expect("welcome")).bot_name
+            await bot.close()
+            store.set_bot_enabled("ben", False)
+            return welcomed, await refused(server.address, later)
+
+    try:
+        welcomed, refusal = asyncio.run(scenario())
+    finally:
+        store.close()
+    assert welcomed == "ben"
+    assert refusal == (grpc.StatusCode.PERMISSION_DENIED, "BOT_DISABLED")

@@ -235,3 +235,38 @@ def test_the_sdk_seeks_again_after_the_wait():
     (alice, bob), refusals = asyncio.run(scenario())
     assert len(alice) == len(bob) == 2
     assert refusals["lobby"] >= 2  # each bot's second seek at least
+
+
+def test_moves_naming_the_other_seats_pending_turn_count_against_the_request_limit():
+    """Issue 20, item 17: only a move answering the bot's own pending turn is free play; one
+    naming the opponent's pending turn (its match and turn id, right) is a request like any other."""
+    clock = Clock()  # frozen: no bucket refills during the test
+    limit = 3
+
+    async def scenario():
+        async with limited_server(RateLimits.of(bad_tokens=0, lobby=0, requests=limit), clock) as server:
+            alice, bob = await connect(server, "alice"), await connect(server, "bob")
+            for bot in (alice, bob):
+                await bot.seek("torrent", {"size": 5})
+            started = {bot: await bot.expect("match_started") for bot in (alice, bob)}
+            mover = alice if started[alice].seat == 1 else bob
+            waiting = bob if mover is alice else alice
+            turn = await mover.expect("turn")  # the mover's turn is pending, the other's is not
+            clock.now += 60.0  # the seeks' requests are forgotten: every bucket is full again
+            for _ in range(limit + 1):
+                await waiting.call.write(
+                    pb.PlayRequest(move=pb.Move(match_id=turn.match_id, turn_id=turn.turn_id))
+                )
+            refused = [await waiting.expect("move_rejected") for _ in range(limit + 1)]
+            await mover.move(turn.match_id, turn.turn_id, convert.legal_from_pb(turn.legal)[0])
+            ended = await asyncio.gather(play_out(mover), play_out(waiting))
+            for bot in (alice, bob):
+                await bot.close()
+            return refused, ended
+
+    refused, ended = asyncio.run(scenario())
+    reasons = [reason_of(r.status) for r in refused]
+    assert reasons[:limit] == ["NOT_YOUR_TURN"] * limit
+    assert reasons[limit] == "RATE_LIMITED" and refused[limit].status.code == 8  # RESOURCE_EXHAUSTED
+    # The mover's own turn was still its to answer: the match was played out, nobody timed out.
+    assert ended[0].result.reason not in ("timeout", "aborted")

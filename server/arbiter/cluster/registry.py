@@ -272,8 +272,10 @@ class NodeRegistry:
 
     def claim_ladder(self, ladder: str) -> Host:
         """The ladder's host after this call: this node when the ladder had no host or its host
-        has left (stopped, dead, or draining); else the live host it has. An expired host that
-        has not been taken over yet is returned as it is (the caller takes it over first)."""
+        has left (stopped or dead); else the host it has. A draining host keeps its ladders until
+        its hand-over (its last matches of them may still be running, and it rates them), and an
+        expired host that has not been taken over yet is returned as it is (the caller takes it
+        over first): either way one node alone rates a ladder."""
         with self.store.transaction() as session:
             session.execute(
                 text(
@@ -284,7 +286,7 @@ class NodeRegistry:
             )
             host = _host(session, ladder, lock=True)
             assert host is not None  # inserted above or there already
-            if host.epoch == self.epoch or host.state == "active":
+            if host.epoch == self.epoch or host.state in LIVE:
                 return host
             session.execute(
                 text("UPDATE ladder_hosts SET epoch = :e, claimed_at = clock_timestamp() WHERE ladder = :l"),

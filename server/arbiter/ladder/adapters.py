@@ -43,6 +43,17 @@ class BotsFromFlagsThenStore:
         return BotIdentity(name) if name is not None else self.store_bots.identify(token)
 
 
+def token_shared_with_store(directory: BotDirectory, store: SqlStore) -> str | None:
+    """What is wrong when a bot of ``serve``'s --bot flags or tokens file has the token of another
+    bot of the store (that token would name two bots), or None."""
+    by_hash = store.bots_with_token_hashes(directory.hashes().values())
+    for name, token_hash in sorted(directory.hashes().items()):
+        other = by_hash.get(token_hash)
+        if other is not None and other != name:
+            return f"bot {name!r} (--bot or --tokens-file) uses the token of the store's bot {other!r}"
+    return None
+
+
 class StoreMailbox:
     """Results an absent bot missed, kept in the store (no cap, nothing lost to a restart).
 

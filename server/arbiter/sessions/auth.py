@@ -114,5 +114,9 @@ class BotDirectory:
     def names(self) -> list[str]:
         return sorted(self._by_name)
 
+    def hashes(self) -> dict[str, str]:
+        """Each bot's token hash, by name."""
+        return dict(self._by_name)
+
     def __len__(self) -> int:
         return len(self._by_name)

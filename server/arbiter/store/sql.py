@@ -201,6 +201,17 @@ class SqlStore:
                     found[name] = BotCredential(name, token_hash, enabled)
         return found
 
+    def bots_with_token_hashes(self, hashes: Collection[str]) -> dict[str, str]:
+        """The registered bot each of ``hashes`` is the token hash of (hash -> name), if any."""
+        found: dict[str, str] = {}
+        wanted = sorted(set(hashes))
+        with self._read() as session:
+            for begin in range(0, len(wanted), CREDENTIALS_PER_QUERY):
+                chunk = wanted[begin : begin + CREDENTIALS_PER_QUERY]
+                query = select(Bot.token_hash, Bot.name).where(Bot.token_hash.in_(chunk))
+                found.update({str(token_hash): str(name) for token_hash, name in session.execute(query)})
+        return found
+
     # --- ladders ------------------------------------------------------------------------------
     def add_ladder(self, config: LadderConfig) -> None:
         """Create a ladder; its name must be new."""
@@ -255,8 +266,10 @@ class SqlStore:
         active or draining; the match is recorded as owned by this node's epoch."""
         with self._write() as session:
             if self.fence_epoch is not None:
+                # (SQLite has no row locks: its write transaction holds the whole database.)
+                share = " FOR SHARE" if self._postgres else ""
                 state = session.scalar(
-                    text("SELECT state FROM cluster_nodes WHERE epoch = :e FOR SHARE"),
+                    text("SELECT state FROM cluster_nodes WHERE epoch = :e" + share),
                     {"e": self.fence_epoch},
                 )
                 if state not in ("active", "draining"):
