@@ -579,6 +579,24 @@ class SqlStore:
         with self._read() as session:
             return [convert.match_row(match) for match in session.scalars(query)]
 
+    def final_colours(self, match_ids: Collection[str]) -> dict[str, dict[int, str]]:
+        """Each ended match's colour per seat at its end (from its record: a Torrent or Fravan
+        swap changes them), for the listings; a match without a record is left out."""
+        found: dict[str, dict[int, str]] = {}
+        ids = list(match_ids)
+        if not ids:
+            return found
+        colours = Match.record["result"]["colours"]
+        with self._read() as session:
+            for start in range(0, len(ids), CREDENTIALS_PER_QUERY):
+                query = select(Match.id, colours).where(
+                    Match.id.in_(ids[start : start + CREDENTIALS_PER_QUERY])
+                )
+                for match_id, by_seat in session.execute(query):
+                    if isinstance(by_seat, dict):
+                        found[match_id] = {int(seat): str(colour) for seat, colour in by_seat.items()}
+        return found
+
     def match_row(self, match_id: str) -> MatchRow | None:
         """One match as the listings show it, or None."""
         query = select(Match).options(defer(Match.record), defer(Match.seed)).where(Match.id == match_id)

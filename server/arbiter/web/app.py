@@ -142,7 +142,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     ) -> list[MatchSummary]:
         """The latest matches (newest first), of a ladder, a bot and a status if given."""
         rows = store.match_rows(ladder=ladder, bot=bot, status=status, limit=limit)
-        return [pages.match_summary(row) for row in rows]
+        return pages.match_summaries(store, rows)
 
     @app.get("/api/matches/{match_id}", response_model=MatchPage, responses=errors, tags=["api"])
     def api_match(match_id: str) -> MatchPage:
@@ -195,7 +195,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     # --- pages ------------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        recent = [pages.match_summary(row) for row in store.match_rows(limit=20)]
+        recent = pages.match_summaries(store, store.match_rows(limit=20))
         return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
 
     @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
@@ -208,7 +208,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         if page is None:
             raise not_found(f"ladder {name!r}")
         recent = store.match_rows(ladder=name, limit=20)
-        return html(request, "ladder.html", page=page, recent=[pages.match_summary(r) for r in recent])
+        return html(request, "ladder.html", page=page, recent=pages.match_summaries(store, recent))
 
     @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
     def bot(request: Request, name: str) -> HTMLResponse:

@@ -57,6 +57,15 @@ class MatchSummary(BaseModel):
     match_id: str
     ladder: str | None
     game: str
+    #: The game's title (``Torrent``) and the title with its options (``Torrent 5``).
+    game_title: str = ""
+    game_label: str = ""
+    #: Each seat's colour at the end (a swap changes them): ``{"1": "black", "2": "white"}``;
+    #: None while the match runs or without a record.
+    colours: dict[str, str] | None = None
+    #: The result in words, by bot name and colour: ``alice (Black) won 116-11``, ``bob lost on
+    #: time``, ``draw 20-20``, ``aborted``, ``running``.
+    result: str = ""
     seat_1: BotVersionOut
     seat_2: BotVersionOut
     status: str
