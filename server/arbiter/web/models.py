@@ -48,9 +48,37 @@ class LadderSummary(BaseModel):
     top: list[Standing]
 
 
+class CrossCell(BaseModel):
+    """One pair's score on a ladder: the row bot's points against the column bot, and games."""
+
+    points: float
+    games: int
+
+
 class LadderPage(BaseModel):
     ladder: LadderSummary
     standings: list[Standing]
+    #: Every pair's score by bot (all versions): row bot -> column bot -> its points and games,
+    #: rows and columns in the standings' order.
+    crosstable: dict[str, dict[str, CrossCell]] = {}
+
+
+class WholeHistoryRow(BaseModel):
+    rank: int
+    bot: str
+    version: str
+    #: Elo-scale rating from a Bradley-Terry fit of every rated result, with its 95% interval.
+    rating: float
+    low: float
+    high: float
+    games: int
+
+
+class WholeHistoryPage(BaseModel):
+    ladder: LadderSummary
+    rows: list[WholeHistoryRow]
+    #: Why there is no fit (too few results, or a group that never scored against the rest).
+    problem: str | None = None
 
 
 class MatchSummary(BaseModel):

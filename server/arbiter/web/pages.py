@@ -16,6 +16,7 @@ from arbiter_games import get_game
 from ..ladder.model import BotVersion, LadderConfig
 from ..ladder.ratings import is_provisional
 from ..ladder.standings import standings as ladder_standings
+from ..ladder.standings import whole_history_standings
 from ..match.replay import RecordError, replay
 from ..store import MatchRow, SqlStore
 from ..store.describe import result_text
@@ -24,6 +25,7 @@ from .live import LiveHub, LiveMatch, public_dict
 from .models import (
     BotPage,
     BotVersionOut,
+    CrossCell,
     HeadToHead,
     HistoryPoint,
     LadderPage,
@@ -35,6 +37,8 @@ from .models import (
     MoveOut,
     RatingOut,
     Standing,
+    WholeHistoryPage,
+    WholeHistoryRow,
 )
 from .svg import board_svg
 
@@ -91,7 +95,46 @@ def ladder_page(store: SqlStore, hub: LiveHub | None, name: str) -> LadderPage |
         return None
     rows = standings(store, name)
     live = live_counts(store, hub).get(name, 0)
-    return LadderPage(ladder=ladder_summary(config, live, rows[:TOP]), standings=rows)
+    return LadderPage(
+        ladder=ladder_summary(config, live, rows[:TOP]),
+        standings=rows,
+        crosstable=crosstable(store, name, rows),
+    )
+
+
+def crosstable(store: SqlStore, name: str, rows: Sequence[Standing]) -> dict[str, dict[str, CrossCell]]:
+    """Row bot -> column bot -> score, bots in the standings' order (then any others by name)."""
+    scores = store.pair_scores(name)
+    order = list(dict.fromkeys(row.bot for row in rows))
+    order += sorted({bot for pair in scores for bot in pair} - set(order))
+    return {
+        bot: {
+            other: CrossCell(points=scores[(bot, other)][0], games=scores[(bot, other)][1])
+            for other in order
+            if (bot, other) in scores
+        }
+        for bot in order
+    }
+
+
+def whole_history_page(store: SqlStore, hub: LiveHub | None, name: str) -> WholeHistoryPage | None:
+    """The whole-history standings (every rated result fitted at once), or why there are none."""
+    config = store.get_ladder(name)
+    if config is None:
+        return None
+    summary = ladder_summary(config, live_counts(store, hub).get(name, 0), [])
+    try:
+        lines = whole_history_standings(store, name)
+    except ValueError as exc:
+        return WholeHistoryPage(ladder=summary, rows=[], problem=str(exc))
+    rows = [
+        WholeHistoryRow(
+            rank=line.rank, bot=line.bot, version=line.version, rating=line.rating, low=line.low,
+            high=line.high, games=line.games,
+        )
+        for line in lines
+    ]  # fmt: skip
+    return WholeHistoryPage(ladder=summary, rows=rows, problem=None if rows else "no rated results yet")
 
 
 def match_summaries(store: SqlStore, rows: Sequence[MatchRow]) -> list[MatchSummary]:
