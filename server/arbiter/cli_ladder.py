@@ -28,11 +28,11 @@ from arbiter_games.policy import (
 from arbiter_games.timecontrol import TimeControl
 
 from .cli_text import fail, say
-from .ladder.model import SAME_OWNER_RULES, LadderConfig, Termination
+from .ladder.model import SAME_OWNER_RULES, LadderConfig
 from .ladder.ratings import PROVISIONAL_GAMES, is_provisional, recompute
 from .ladder.standings import standings, whole_history_standings
 from .store import OutdatedSchema, SqlStore, StoreError, default_url
-from .store.rows import MatchRow
+from .store.describe import result_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -417,29 +417,6 @@ def matches_list(ladder: str | None, bot: str | None, limit: int, database: str 
             f"{row.seat_1.bot}@{row.seat_1.version} vs {row.seat_2.bot}@{row.seat_2.version}: "
             f"{result_text(row)}" + ("  (same owner)" if row.same_owner else "")
         )
-
-
-def result_text(row: MatchRow) -> str:
-    """How a stored match ended, by bot name: ``alice won 39-22``, ``bob lost on time``, ``draw``."""
-    if row.status == "running":
-        return "running"
-    if row.status == "aborted":
-        return "aborted" + (f" ({row.detail})" if row.detail else "")
-    names = {1: row.seat_1.bot, 2: row.seat_2.bot}
-    scores = dict(row.scores or {})
-    faulty = names.get(row.faulty_seat or 0)
-    if row.termination is Termination.TIMEOUT and faulty is not None:
-        return f"{faulty} lost on time"
-    if row.termination is Termination.DISCONNECTED and faulty is not None:
-        return f"{faulty} lost on time, disconnected"
-    if row.termination is Termination.ILLEGAL_ACTION and faulty is not None:
-        return f"{faulty} forfeited (illegal action)"
-    if row.winner_seat in names:
-        winner, loser = row.winner_seat, 3 - row.winner_seat
-        score = f" {scores[winner]}-{scores[loser]}" if winner in scores and loser in scores else ""
-        return f"{names[winner]} won{score}"
-    score = f" {scores[1]}-{scores[2]}" if 1 in scores and 2 in scores else ""
-    return f"draw{score}"
 
 
 @matches.command("export")

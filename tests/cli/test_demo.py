@@ -49,6 +49,20 @@ def read_lines(stream, lines: list[str]) -> None:
         lines.append(line)
 
 
+def start_demo(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """``arbiter demo ARGS`` in a process of its own, and the list its output lines go to."""
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "arbiter.cli", "demo", *args],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    threading.Thread(target=read_lines, args=(demo.stdout, lines), daemon=True).start()
+    return demo, lines
+
+
 def wait_for(lines: list[str], text: str, timeout: float = 60) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -63,15 +77,7 @@ def test_a_guest_started_from_a_fresh_shell_gets_a_game_and_stay_keeps_the_demo_
     probe = subprocess.run([sys.executable, "-c", "import arbiter_bot"], env=FRESH_ENV, capture_output=True)
     if probe.returncode != 0:
         pytest.skip("the interpreter has no installed SDK (run in the project's virtual environment)")
-    demo = subprocess.Popen(
-        [sys.executable, "-m", "arbiter.cli", "demo", "--once", "--delay", "0", "--no-colour", "--stay"],
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    threading.Thread(target=read_lines, args=(demo.stdout, lines), daemon=True).start()
+    demo, lines = start_demo("--once", "--delay", "0", "--no-colour", "--stay")
     try:
         command = wait_for(lines, " -m arbiter_bot.examples.random_bot ").strip()
         assert command.startswith(shlex.quote(sys.executable))
@@ -106,15 +112,7 @@ def get_json(url: str) -> object:
 
 def test_the_demo_lives_until_ctrl_c_with_a_ladder_on_its_pages():
     """By default the demo keeps playing (programme and ladder) and its pages stay up until Ctrl-C."""
-    demo = subprocess.Popen(
-        [sys.executable, "-m", "arbiter.cli", "demo", "--delay", "0.02", "--no-colour"],
-        env=ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    threading.Thread(target=read_lines, args=(demo.stdout, lines), daemon=True).start()
+    demo, lines = start_demo("--delay", "0.02", "--no-colour")
     try:
         assert "runs until you press Ctrl-C" in wait_for(lines, "Ctrl-C")
         web = wait_for(lines, "Watch on the web: ").split("Watch on the web: ")[1].split("/live")[0]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from arbiter.cli import main
-from arbiter.cli_ladder import result_text
 from arbiter.ladder.model import BotVersion, Termination
+from arbiter.store.describe import result_text
 from arbiter.store.rows import MatchRow
 from click.testing import CliRunner
 

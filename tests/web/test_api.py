@@ -43,6 +43,8 @@ def test_the_api_answers_validate_against_its_openapi_description(site: Site) ->
         assert record["match_id"] == match_id and len(match["frames"]) == len(record["actions"]) + 1
         check(spec, client, "/api/matches/{match_id}", "/api/matches/nope", 404)
         check(spec, client, "/api/live", "/api/live")
+        check(spec, client, "/api/ladders/{name}/whole-history", "/api/ladders/t5/whole-history")
+        check(spec, client, "/api/ladders/{name}/whole-history", "/api/ladders/nope/whole-history", 404)
         # The NDJSON stream is described as such (its lines: tests/web/test_bulk_export.py).
         bulk = spec["paths"]["/api/ladders/{name}/matches.ndjson"]["get"]["responses"]
         assert "application/x-ndjson" in bulk["200"]["content"]
@@ -55,5 +57,5 @@ def test_the_api_answers_validate_against_its_openapi_description(site: Site) ->
         assert {path for path in spec["paths"]} == {
             "/api/ladders", "/api/ladders/{name}", "/api/bots/{name}", "/api/matches",
             "/api/matches/{match_id}", "/api/matches/{match_id}/record", "/api/live",
-            "/api/ladders/{name}/matches.ndjson",
+            "/api/ladders/{name}/matches.ndjson", "/api/ladders/{name}/whole-history",
         }  # fmt: skip

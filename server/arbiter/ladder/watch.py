@@ -10,13 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import structlog
-
-from ..store import StoreError
+from ..periodic import Periodic
 from .host import LadderHost
 from .model import LadderConfig
-
-log = structlog.get_logger("arbiter")
 
 #: Seconds between two looks at the loaded ladders' configurations.
 LADDER_CHECK = 2.0
@@ -30,27 +26,13 @@ class LadderWatch:
     ) -> None:
         self.host = host
         self.lookup = lookup
-        self.every = every
-        self._task: asyncio.Task[None] | None = None
+        self._rounds = Periodic(every, self.check, "ladder_check_failed")
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._rounds.start()
 
     def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                await self.check()
-            except StoreError as exc:  # the database is away: the next look tries again
-                log.warning("ladder_check_failed", error=str(exc).splitlines()[0][:200])
-            except Exception:
-                log.exception("ladder_check_failed")
+        self._rounds.stop()
 
     async def check(self) -> int:
         """One look; how many ladders changed."""

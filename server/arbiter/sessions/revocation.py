@@ -15,7 +15,8 @@ from collections.abc import Callable, Collection, Mapping
 import structlog
 from arbiter_wire import reasons
 
-from ..store import BotCredential, StoreError
+from ..periodic import Periodic
+from ..store import BotCredential
 from .registry import SessionRegistry
 from .session import BotSession
 
@@ -51,26 +52,13 @@ class CredentialWatch:
         self.every = every
         #: Checks done so far (tests and logs read it).
         self.checks = 0
-        self._task: asyncio.Task[None] | None = None
+        self._rounds = Periodic(every, self.check, "credential_check_failed")
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._rounds.start()
 
     def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                await self.check()
-            except StoreError as exc:  # the database is away: the next check tries again
-                log.warning("credential_check_failed", error=str(exc).splitlines()[0][:200])
-            except Exception:
-                log.exception("credential_check_failed")
+        self._rounds.stop()
 
     async def check(self) -> int:
         """One check; how many sessions it ended."""

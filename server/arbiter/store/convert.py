@@ -126,6 +126,7 @@ def match_row(match: Match) -> MatchRow:
         ended_at=match.ended_at,
         sequence=match.sequence,
         same_owner=match.same_owner,
+        options=dict(match.options or {}),
     )
 
 

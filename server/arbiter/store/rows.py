@@ -155,6 +155,8 @@ class MatchRow:
     sequence: int | None = None
     #: Its two bots have one owner (a ladder's ``same_owner`` rule decides whether it is rated).
     same_owner: bool = False
+    #: The game's options (a board size).
+    options: Mapping[str, int] | None = None
 
 
 # --- what the web pages read (SqlStore's web section) ---------------------------------------------

@@ -592,6 +592,43 @@ class SqlStore:
         with self._read() as session:
             return [convert.match_row(match) for match in session.scalars(query)]
 
+    def pair_scores(self, ladder: str) -> dict[tuple[str, str], tuple[float, int]]:
+        """Every pair's score on ``ladder`` by bot (all versions, finished matches): (bot,
+        opponent) -> (bot's points, games), a win 1 and a draw 1/2; counted in the database."""
+        query = (
+            select(Match.seat_1_bot, Match.seat_2_bot, Match.winner_seat, func.count())
+            .where(Match.ladder == ladder, Match.status == FINISHED)
+            .group_by(Match.seat_1_bot, Match.seat_2_bot, Match.winner_seat)
+        )
+        table: dict[tuple[str, str], tuple[float, int]] = {}
+        with self._read() as session:
+            for one, two, winner, count in session.execute(query):
+                if one == two:
+                    continue
+                for me, them, seat in ((one, two, 1), (two, one, 2)):
+                    points = count * (1.0 if winner == seat else 0.5 if winner is None else 0.0)
+                    had_points, had_games = table.get((me, them), (0.0, 0))
+                    table[(me, them)] = (had_points + points, had_games + count)
+        return table
+
+    def final_colours(self, match_ids: Collection[str]) -> dict[str, dict[int, str]]:
+        """Each ended match's colour per seat at its end (from its record: a Torrent or Fravan
+        swap changes them), for the listings; a match without a record is left out."""
+        found: dict[str, dict[int, str]] = {}
+        ids = list(match_ids)
+        if not ids:
+            return found
+        colours = Match.record["result"]["colours"]
+        with self._read() as session:
+            for start in range(0, len(ids), CREDENTIALS_PER_QUERY):
+                query = select(Match.id, colours).where(
+                    Match.id.in_(ids[start : start + CREDENTIALS_PER_QUERY])
+                )
+                for match_id, by_seat in session.execute(query):
+                    if isinstance(by_seat, dict):
+                        found[match_id] = {int(seat): str(colour) for seat, colour in by_seat.items()}
+        return found
+
     def match_row(self, match_id: str) -> MatchRow | None:
         """One match as the listings show it, or None."""
         query = select(Match).options(defer(Match.record), defer(Match.seed)).where(Match.id == match_id)

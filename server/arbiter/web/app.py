@@ -33,7 +33,16 @@ from ..store import SqlStore
 from ..store.export import ndjson_lines
 from . import fragments, pages
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
-from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
+from .models import (
+    BotPage,
+    LadderPage,
+    LadderSummary,
+    LiveMatchOut,
+    MatchPage,
+    MatchSummary,
+    Problem,
+    WholeHistoryPage,
+)
 from .svg import rating_chart
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -125,6 +134,17 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             raise not_found(f"ladder {name!r}")
         return page
 
+    @app.get(
+        "/api/ladders/{name}/whole-history", response_model=WholeHistoryPage, responses=errors, tags=["api"]
+    )
+    def api_whole_history(name: str) -> WholeHistoryPage:
+        """A ladder's whole-history standings: every rated result fitted at once (Bradley-Terry,
+        Elo scale, 95% intervals), as `arbiter ladders standings --method whole-history`."""
+        page = pages.whole_history_page(store, live, name)
+        if page is None:
+            raise not_found(f"ladder {name!r}")
+        return page
+
     @app.get("/api/bots/{name}", response_model=BotPage, responses=errors, tags=["api"])
     def api_bot(name: str) -> BotPage:
         """A bot: ratings, rating history, recent matches, head-to-head, failures, connection."""
@@ -142,7 +162,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     ) -> list[MatchSummary]:
         """The latest matches (newest first), of a ladder, a bot and a status if given."""
         rows = store.match_rows(ladder=ladder, bot=bot, status=status, limit=limit)
-        return [pages.match_summary(row) for row in rows]
+        return pages.match_summaries(store, rows)
 
     @app.get("/api/matches/{match_id}", response_model=MatchPage, responses=errors, tags=["api"])
     def api_match(match_id: str) -> MatchPage:
@@ -195,7 +215,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     # --- pages ------------------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
-        recent = [pages.match_summary(row) for row in store.match_rows(limit=20)]
+        recent = pages.match_summaries(store, store.match_rows(limit=20))
         return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
 
     @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
@@ -208,7 +228,14 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         if page is None:
             raise not_found(f"ladder {name!r}")
         recent = store.match_rows(ladder=name, limit=20)
-        return html(request, "ladder.html", page=page, recent=[pages.match_summary(r) for r in recent])
+        return html(request, "ladder.html", page=page, recent=pages.match_summaries(store, recent))
+
+    @app.get("/ladders/{name}/whole-history", response_class=HTMLResponse, include_in_schema=False)
+    def whole_history(request: Request, name: str) -> HTMLResponse:
+        page = pages.whole_history_page(store, live, name)
+        if page is None:
+            raise not_found(f"ladder {name!r}")
+        return html(request, "whole_history.html", page=page)
 
     @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
     def bot(request: Request, name: str) -> HTMLResponse:

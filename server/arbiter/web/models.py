@@ -48,15 +48,52 @@ class LadderSummary(BaseModel):
     top: list[Standing]
 
 
+class CrossCell(BaseModel):
+    """One pair's score on a ladder: the row bot's points against the column bot, and games."""
+
+    points: float
+    games: int
+
+
 class LadderPage(BaseModel):
     ladder: LadderSummary
     standings: list[Standing]
+    #: Every pair's score by bot (all versions): row bot -> column bot -> its points and games,
+    #: rows and columns in the standings' order.
+    crosstable: dict[str, dict[str, CrossCell]] = {}
+
+
+class WholeHistoryRow(BaseModel):
+    rank: int
+    bot: str
+    version: str
+    #: Elo-scale rating from a Bradley-Terry fit of every rated result, with its 95% interval.
+    rating: float
+    low: float
+    high: float
+    games: int
+
+
+class WholeHistoryPage(BaseModel):
+    ladder: LadderSummary
+    rows: list[WholeHistoryRow]
+    #: Why there is no fit (too few results, or a group that never scored against the rest).
+    problem: str | None = None
 
 
 class MatchSummary(BaseModel):
     match_id: str
     ladder: str | None
     game: str
+    #: The game's title (``Torrent``) and the title with its options (``Torrent 5``).
+    game_title: str = ""
+    game_label: str = ""
+    #: Each seat's colour at the end (a swap changes them): ``{"1": "black", "2": "white"}``;
+    #: None while the match runs or without a record.
+    colours: dict[str, str] | None = None
+    #: The result in words, by bot name and colour: ``alice (Black) won 116-11``, ``bob lost on
+    #: time``, ``draw 20-20``, ``aborted``, ``running``.
+    result: str = ""
     seat_1: BotVersionOut
     seat_2: BotVersionOut
     status: str

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,13 +16,16 @@ from arbiter_games import get_game
 from ..ladder.model import BotVersion, LadderConfig
 from ..ladder.ratings import is_provisional
 from ..ladder.standings import standings as ladder_standings
+from ..ladder.standings import whole_history_standings
 from ..match.replay import RecordError, replay
 from ..store import MatchRow, SqlStore
+from ..store.describe import result_text
 from ..store.rows import RatingRow
 from .live import LiveHub, LiveMatch, public_dict
 from .models import (
     BotPage,
     BotVersionOut,
+    CrossCell,
     HeadToHead,
     HistoryPoint,
     LadderPage,
@@ -34,6 +37,8 @@ from .models import (
     MoveOut,
     RatingOut,
     Standing,
+    WholeHistoryPage,
+    WholeHistoryRow,
 )
 from .svg import board_svg
 
@@ -90,14 +95,65 @@ def ladder_page(store: SqlStore, hub: LiveHub | None, name: str) -> LadderPage |
         return None
     rows = standings(store, name)
     live = live_counts(store, hub).get(name, 0)
-    return LadderPage(ladder=ladder_summary(config, live, rows[:TOP]), standings=rows)
+    return LadderPage(
+        ladder=ladder_summary(config, live, rows[:TOP]),
+        standings=rows,
+        crosstable=crosstable(store, name, rows),
+    )
 
 
-def match_summary(row: MatchRow) -> MatchSummary:
+def crosstable(store: SqlStore, name: str, rows: Sequence[Standing]) -> dict[str, dict[str, CrossCell]]:
+    """Row bot -> column bot -> score, bots in the standings' order (then any others by name)."""
+    scores = store.pair_scores(name)
+    order = list(dict.fromkeys(row.bot for row in rows))
+    order += sorted({bot for pair in scores for bot in pair} - set(order))
+    return {
+        bot: {
+            other: CrossCell(points=scores[(bot, other)][0], games=scores[(bot, other)][1])
+            for other in order
+            if (bot, other) in scores
+        }
+        for bot in order
+    }
+
+
+def whole_history_page(store: SqlStore, hub: LiveHub | None, name: str) -> WholeHistoryPage | None:
+    """The whole-history standings (every rated result fitted at once), or why there are none."""
+    config = store.get_ladder(name)
+    if config is None:
+        return None
+    summary = ladder_summary(config, live_counts(store, hub).get(name, 0), [])
+    try:
+        lines = whole_history_standings(store, name)
+    except ValueError as exc:
+        return WholeHistoryPage(ladder=summary, rows=[], problem=str(exc))
+    rows = [
+        WholeHistoryRow(
+            rank=line.rank, bot=line.bot, version=line.version, rating=line.rating, low=line.low,
+            high=line.high, games=line.games,
+        )
+        for line in lines
+    ]  # fmt: skip
+    return WholeHistoryPage(ladder=summary, rows=rows, problem=None if rows else "no rated results yet")
+
+
+def match_summaries(store: SqlStore, rows: Sequence[MatchRow]) -> list[MatchSummary]:
+    """The listing of ``rows``, with each ended match's colours (one read for them all)."""
+    colours = store.final_colours([row.match_id for row in rows if row.status != "running"])
+    return [match_summary(row, colours.get(row.match_id)) for row in rows]
+
+
+def match_summary(row: MatchRow, colours: Mapping[int, str] | None = None) -> MatchSummary:
+    """A match as the tables show it; ``colours``: each seat's colour at the end (else none)."""
+    game = get_game(row.game)
     return MatchSummary(
         match_id=row.match_id,
         ladder=row.ladder,
         game=row.game,
+        game_title=game.title,
+        game_label=_game_label(game.title, row.options),
+        colours=None if colours is None else {str(seat): colour for seat, colour in colours.items()},
+        result=result_text(row, colours),
         seat_1=BotVersionOut(bot=row.seat_1.bot, version=row.seat_1.version),
         seat_2=BotVersionOut(bot=row.seat_2.bot, version=row.seat_2.version),
         status=row.status,
@@ -112,6 +168,12 @@ def match_summary(row: MatchRow) -> MatchSummary:
         detail=row.detail,
         same_owner=row.same_owner,
     )
+
+
+def _game_label(title: str, options: Mapping[str, int] | None) -> str:
+    """``Torrent 5``: the game's title and its options' values (a board size)."""
+    values = " ".join(str(value) for _, value in sorted((options or {}).items()))
+    return f"{title} {values}" if values else title
 
 
 def rating_out(row: RatingRow) -> RatingOut:
@@ -172,7 +234,7 @@ def bot_page(store: SqlStore, name: str, connected: Callable[[str], bool] | None
             )
             for p in store.rating_history(name)
         ],
-        recent=[match_summary(row) for row in recent],
+        recent=match_summaries(store, recent),
         head_to_head=sorted(table.values(), key=lambda row: (-row.games, row.opponent)),
         failures=failures,
         paused=store.pauses_of(name) if registered else {},
@@ -306,7 +368,8 @@ def match_page(
                 for step, view in enumerate(made.views)
             ]  # fmt: skip
             page = MatchPage(
-                match=match_summary(row), live=False, moves=made.moves,
+                match=match_summary(row, store.final_colours([match_id]).get(match_id)),
+                live=False, moves=made.moves,
                 record_url=f"/api/matches/{match_id}/record", frames=frames,
             )  # fmt: skip
             return page, made, None
