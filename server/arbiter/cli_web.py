@@ -106,8 +106,9 @@ def web(
     from .cli_text import fail
     from .logging_setup import configure_logging
     from .store import SqlStore, StoreError, open_store
-    from .web.app import WebServer, create_app
-    from .web.live import LiveHub, StorePoller
+    from .web.app import LIVE_WAIT, WebServer, create_app
+    from .web.live import LiveHub
+    from .web.poller import StorePoller
 
     if not poll > 0:
         raise click.BadParameter("--poll must be more than 0 seconds")
@@ -120,7 +121,8 @@ def web(
     hub = LiveHub(per_ladder, default, web_max_spectators, web_max_spectators_per_address)
 
     async def run() -> None:
-        server = WebServer(create_app(store, hub), host, port)
+        # A match's event stream waits up to a few polls for a match the store has just started.
+        server = WebServer(create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll)), host, port)
         await server.start()
         click.echo(f"web pages on {server.address}")
         poller = asyncio.create_task(StorePoller(store, hub, poll).run())

@@ -34,6 +34,9 @@ from .svg import rating_chart
 TEMPLATES = Path(__file__).parent / "templates"
 #: Seconds between keep-alive comments on an event stream.
 HEARTBEAT = 15.0
+#: Seconds a match's event stream waits for a running match the hub has not seen yet.
+LIVE_WAIT = 5.0
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _when(epoch: float | None) -> str:
@@ -48,9 +51,12 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     store: SqlStore,
     live: LiveHub | None = None,
     connected: Callable[[str], bool] | None = None,
+    live_wait: float = LIVE_WAIT,
 ) -> FastAPI:
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
-    whether a bot has a session now (known only inside the arbiter's process)."""
+    whether a bot has a session now (known only inside the arbiter's process); ``live_wait``: the
+    seconds a match's event stream waits for a running match the store knows and ``live`` has not
+    seen yet (``arbiter web`` sees a new match at its next poll)."""
     app = FastAPI(
         title="Arbiter",
         version=__version__,
@@ -188,8 +194,26 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
 
     @app.get("/matches/{match_id}/events", include_in_schema=False)
     async def match_events(request: Request, match_id: str) -> Response:
-        if live is None or live.get(match_id) is None:
-            raise not_found(f"live match {match_id!r}")
+        if live is None:
+            raise not_found(f"live match {match_id!r} (this web server does not follow matches)")
+        if live.get(match_id) is None:
+            # Not followed (yet): a match that has just started may be in the store before it is
+            # in the hub. 404 only for a match the store does not know.
+            row = await asyncio.to_thread(store.match_row, match_id)
+            if row is None:
+                raise not_found(f"match {match_id!r}")
+            if row.status == "running" and await live.arrival(match_id, live_wait) is None:
+                row = await asyncio.to_thread(store.match_row, match_id)
+                if row is not None and row.status == "running":
+                    return PlainTextResponse(
+                        f"match {match_id} is not followed here yet: try again later\n",
+                        503,
+                        headers={"Retry-After": "2"},
+                    )
+            if live.get(match_id) is None:  # it has ended: the stream says so
+                return StreamingResponse(
+                    iter([end_event(match_id)]), media_type="text/event-stream", headers=STREAM_HEADERS
+                )
         return _stream(request, match_id)
 
     @app.get("/live/events", include_in_schema=False)
@@ -241,8 +265,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             finally:
                 hub.unsubscribe(match_id, queue, address)
 
-        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+        return StreamingResponse(events(), media_type="text/event-stream", headers=STREAM_HEADERS)
 
     return app
 
