@@ -2,8 +2,10 @@
 
 ``create_app(store, live=None)`` builds the FastAPI application. Pages are rendered on the server
 (Jinja2 templates, boards and charts as inline SVG) and work without JavaScript; a little script
-steps through replays and follows live matches over server-sent events. Every page has a twin
-under ``/api/`` (OpenAPI description at ``/openapi.json``, browsable at ``/docs``).
+(``static/match.js``, ``static/live.js``) steps through replays and follows live matches over
+server-sent events. Every page has a twin under ``/api/`` (OpenAPI description at
+``/openapi.json``, a page of it at ``/docs``). Every answer carries the headers of
+``headers.SecurityHeaders`` (a Content-Security-Policy that allows only the host's own files).
 
 What a spectator gets of a running match comes only from ``live`` (a ``LiveHub``), which holds
 public views and nothing else; a match's record is served only after the match has ended.
@@ -21,17 +23,20 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from .. import __version__
 from ..security.ratelimit import address_key
 from ..store import SqlStore
 from . import fragments, pages
+from .headers import SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
 from .svg import rating_chart
 
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
 #: Seconds between keep-alive comments on an event stream.
 HEARTBEAT = 15.0
 #: Seconds a match's event stream waits for a running match the hub has not seen yet.
@@ -45,6 +50,15 @@ def _when(epoch: float | None) -> str:
 
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}s"
+
+
+def _schema_type(schema: dict[str, Any] | None) -> str:
+    """A parameter's type as the API page shows it (``integer``, ``string or null``)."""
+    if not schema:
+        return "-"
+    if "anyOf" in schema:
+        return " or ".join(_schema_type(part) for part in schema["anyOf"])
+    return str(schema.get("type", "-"))
 
 
 def create_app(  # noqa: C901 - the routes are small closures over the store, one after another
@@ -61,11 +75,18 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         title="Arbiter",
         version=__version__,
         description="Ladders, standings, bots and matches of an Arbiter game server (read only).",
+        # FastAPI's own /docs and /redoc pages load their scripts from a CDN and run inline ones:
+        # the pages' policy allows neither, so /docs is a page of this app (below).
+        docs_url=None,
+        redoc_url=None,
     )
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
     templates.env.filters["seconds"] = _seconds
     templates.env.globals["standings_rows"] = fragments.standings_rows
+    templates.env.globals["schema_type"] = _schema_type
     cache = pages.ReplayCache()
     app.state.store = store
     app.state.live = live
@@ -186,6 +207,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         if replay is None or not 0 <= step < len(replay.views):
             raise not_found(f"step {step} of an ended match {match_id!r}")
         return Response(replay.svg(step), media_type="image/svg+xml")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        return html(request, "api.html", spec=app.openapi())
 
     @app.get("/live", response_class=HTMLResponse, include_in_schema=False)
     def live_page(request: Request) -> HTMLResponse:
