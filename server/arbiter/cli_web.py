@@ -9,7 +9,12 @@ from collections.abc import Callable
 
 import click
 
-from .security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
+from .security.connections import (
+    MAX_SPECTATORS,
+    MAX_SPECTATORS_PER_ADDRESS,
+    WEB_HEADER_TIMEOUT,
+    WEB_MAX_CONNECTIONS,
+)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -74,6 +79,28 @@ def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
     )(func)
 
 
+def connection_options(func: Callable[..., None]) -> Callable[..., None]:
+    """``--web-header-timeout`` and ``--web-max-connections``: the web port's limits on slow and
+    many clients (web/guard.py)."""
+    func = click.option(
+        "--web-max-connections",
+        type=click.IntRange(min=0),
+        default=WEB_MAX_CONNECTIONS,
+        show_default=True,
+        metavar="N",
+        help="Connections to the web port open at once; more are answered 503 and closed as they"
+        " are accepted (0: no cap).",
+    )(func)
+    return click.option(
+        "--web-header-timeout",
+        type=click.FloatRange(min=0),
+        default=WEB_HEADER_TIMEOUT,
+        show_default=True,
+        metavar="SECONDS",
+        help="Seconds a web connection has to send a whole request head; then it is closed (0: none).",
+    )(func)
+
+
 @click.command("web")
 @click.option(
     "--database",
@@ -90,6 +117,7 @@ def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
 )
 @live_delay_option
 @spectator_options
+@connection_options
 def web(
     database: str | None,
     host: str,
@@ -98,6 +126,8 @@ def web(
     live_delay: tuple[str, ...],
     web_max_spectators: int,
     web_max_spectators_per_address: int,
+    web_header_timeout: float,
+    web_max_connections: int,
 ) -> None:
     """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
 
@@ -107,6 +137,7 @@ def web(
     from .logging_setup import configure_logging
     from .store import SqlStore, StoreError, open_store
     from .web.app import LIVE_WAIT, WebServer, create_app
+    from .web.guard import WebLimits
     from .web.live import LiveHub
     from .web.poller import StorePoller
 
@@ -122,7 +153,8 @@ def web(
 
     async def run() -> None:
         # A match's event stream waits up to a few polls for a match the store has just started.
-        server = WebServer(create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll)), host, port)
+        app = create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll))
+        server = WebServer(app, host, port, WebLimits.of(web_header_timeout, web_max_connections))
         await server.start()
         click.echo(f"web pages on {server.address}")
         poller = asyncio.create_task(StorePoller(store, hub, poll).run())

@@ -27,9 +27,11 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from .. import __version__
+from ..log_repeats import guard_logging
 from ..security.ratelimit import address_key
 from ..store import SqlStore
 from . import fragments, pages
+from .guard import WebLimits, protocol_class
 from .headers import SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import BotPage, LadderPage, LadderSummary, LiveMatchOut, MatchPage, MatchSummary, Problem
@@ -268,6 +270,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
                 for _mid, frames in backlog:
                     for shown in frames:
                         yield shown.event
+                        # A turn of the loop between frames: a spectator gone meanwhile is seen
+                        # as gone after one failed write, not written to on and on (asyncio
+                        # warns "socket.send() raised exception." from the fifth).
+                        await asyncio.sleep(0)
                 found = hub.get(match_id) if match_id is not None else None
                 if found is not None and found.ended_at is not None:
                     yield end_event(match_id or "")
@@ -287,6 +293,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
                             return
                     else:
                         yield frame.event  # encoded once for every spectator
+                        await asyncio.sleep(0)  # as above: queued frames come without a turn
             finally:
                 hub.unsubscribe(match_id, queue, address)
 
@@ -296,9 +303,18 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
 
 
 class WebServer:
-    """``app`` served by uvicorn inside the running asyncio loop (``arbiter serve --web``)."""
+    """``app`` served by uvicorn inside the running asyncio loop (``arbiter serve --web``,
+    ``arbiter web``), with ``limits`` on slow and many clients (``guard.WebLimits``; the cap is
+    fitted to the open-files limit after ``other_connections``, the gRPC port's cap)."""
 
-    def __init__(self, app: FastAPI, host: str, port: int) -> None:
+    def __init__(
+        self,
+        app: FastAPI,
+        host: str,
+        port: int,
+        limits: WebLimits | None = None,
+        other_connections: int = 0,
+    ) -> None:
         import uvicorn
 
         class Embedded(uvicorn.Server):
@@ -306,7 +322,11 @@ class WebServer:
             def capture_signals(self) -> Iterator[None]:  # the host process handles signals
                 yield
 
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self.limits = (limits or WebLimits()).fitted(other_connections)
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", http=protocol_class(self.limits)
+        )
+        guard_logging()  # after uvicorn has set up its loggers
         self.server = Embedded(config)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
