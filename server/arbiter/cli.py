@@ -303,6 +303,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     web_max_spectators_per_address: int,
     web_header_timeout: float,
     web_max_connections: int,
+    web_max_connections_per_address: int,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -442,7 +443,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             web = WebServer(
                 create_app(store, hub, arbiter.sessions.connected),
                 *web_at,
-                WebLimits.of(web_header_timeout, web_max_connections),
+                WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
                 other_connections=config.connections.max_connections or 0,
             )
             await web.start()

@@ -14,6 +14,7 @@ from .security.connections import (
     MAX_SPECTATORS_PER_ADDRESS,
     WEB_HEADER_TIMEOUT,
     WEB_MAX_CONNECTIONS,
+    WEB_MAX_CONNECTIONS_PER_ADDRESS,
 )
 
 
@@ -80,8 +81,18 @@ def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 def connection_options(func: Callable[..., None]) -> Callable[..., None]:
-    """``--web-header-timeout`` and ``--web-max-connections``: the web port's limits on slow and
-    many clients (web/guard.py)."""
+    """``--web-header-timeout``, ``--web-max-connections`` and
+    ``--web-max-connections-per-address``: the web port's limits on slow and many clients
+    (web/guard.py)."""
+    func = click.option(
+        "--web-max-connections-per-address",
+        type=click.IntRange(min=0),
+        default=WEB_MAX_CONNECTIONS_PER_ADDRESS,
+        show_default=True,
+        metavar="N",
+        help="Connections to the web port open at once from one address (an IPv6 /64); more are"
+        " answered 503 and closed as they are accepted (0: no cap).",
+    )(func)
     func = click.option(
         "--web-max-connections",
         type=click.IntRange(min=0),
@@ -128,6 +139,7 @@ def web(
     web_max_spectators_per_address: int,
     web_header_timeout: float,
     web_max_connections: int,
+    web_max_connections_per_address: int,
 ) -> None:
     """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
 
@@ -154,7 +166,8 @@ def web(
     async def run() -> None:
         # A match's event stream waits up to a few polls for a match the store has just started.
         app = create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll))
-        server = WebServer(app, host, port, WebLimits.of(web_header_timeout, web_max_connections))
+        limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+        server = WebServer(app, host, port, limits)
         await server.start()
         click.echo(f"web pages on {server.address}")
         poller = asyncio.create_task(StorePoller(store, hub, poll).run())

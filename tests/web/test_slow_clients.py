@@ -138,19 +138,34 @@ def test_partial_request_heads_are_closed_after_the_timeout_while_requests_are_s
     assert min(closed_after.values()) >= TIMEOUT - 0.1  # none before its time
 
 
-@pytest.mark.parametrize("web", [("--web-max-connections", "3", "--web-header-timeout", "60")], indirect=True)
-def test_connections_past_the_cap_are_answered_503_and_closed_at_once(web: Web) -> None:
-    with ExitStack() as streams:
-        for _ in range(3):  # three open connections: the live event streams of three spectators
-            assert streams.enter_context(stream(web.url, "/live/events", "127.0.0.1")).status_code == 200
-        refused = socket.create_connection(web.address)
-        refused.settimeout(10)
-        said = b""
-        while chunk := refused.recv(65536):  # answered and closed without a request
+def refused(web: Web, local: str) -> bool:
+    """Whether a connection from ``local`` is answered 503 and closed without a request."""
+    sock = socket.create_connection(web.address, timeout=10, source_address=(local, 0))
+    said = b""
+    try:
+        while chunk := sock.recv(65536):
             said += chunk
-        refused.close()
-        assert said.startswith(b"HTTP/1.1 503 Service Unavailable\r\n")
-        assert b"retry-after: 10" in said and said.endswith(b"too many connections: try again later\n")
+    except TimeoutError:
+        return False  # kept open: accepted
+    finally:
+        sock.close()
+    assert said.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), said
+    assert b"retry-after: 10" in said and said.endswith(b"too many connections: try again later\n")
+    return True
+
+
+CAPS = ("--web-max-connections", "3", "--web-max-connections-per-address", "2", "--web-header-timeout", "5")
+
+
+@pytest.mark.parametrize("web", [CAPS], indirect=True)
+def test_connections_past_the_caps_are_answered_503_and_closed_at_once(web: Web) -> None:
+    with ExitStack() as streams:
+        # Open connections: the live event streams of spectators, two from one address.
+        for local in ("127.0.0.1", "127.0.0.1"):
+            assert streams.enter_context(stream(web.url, "/live/events", local)).status_code == 200
+        assert refused(web, "127.0.0.1")  # the address has its two
+        assert streams.enter_context(stream(web.url, "/live/events", "127.0.0.2")).status_code == 200
+        assert refused(web, "127.0.0.3")  # the port has its three
     # The streams closed, their places are free again (the server sees them go soon after).
     deadline = time.monotonic() + 10
     while True:
