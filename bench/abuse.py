@@ -10,7 +10,7 @@ process, then runs each attack in turn from this process:
   PINGs but never open a stream; how many the server closes, and when.
 - ``slowloris`` (item 3): partial HTTP requests to the web port, a header line trickled every
   ``--trickle`` seconds, held ``--hold`` seconds; how many the server closes, whether a page is
-  still served, how much the arbiter logs meanwhile.
+  still served (to a reader at another address, 127.0.0.2), how much the arbiter logs meanwhile.
 - ``junk`` (item 4): unary calls to made-up gRPC method paths, then the size and time of a
   ``/metrics`` scrape; and ``--metrics-partial`` partial requests to the metrics port (the
   arbiter's threads, and whether they are closed).
@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import http.client
 import os
 import struct
 import subprocess
@@ -440,8 +441,12 @@ async def attack_slowloris(arbiter: Served, args: argparse.Namespace, report: Re
     failed = await open_many(args.slowloris, opener)
     print(f"  opened {len(watched.closed_at)} in {watched.age():.1f} s ({failed} failed to connect)")
     await during_and_after("slowloris", arbiter, baseline, args, report)
-    page = await asyncio.to_thread(timed_get, f"http://{host}:{port}/", 10.0)
-    print(f"  a web page during the attack: {page}", flush=True)
+    # The attack comes from 127.0.0.1, which the web port's cap per address holds to its share:
+    # an ordinary reader is at another address (127.0.0.2).
+    same = await asyncio.to_thread(timed_get_from, "127.0.0.1", host, port, 10.0)
+    page = await asyncio.to_thread(timed_get_from, "127.0.0.2", host, port, 10.0)
+    print(f"  a web page during the attack, from the attacker's address: {same}", flush=True)
+    print(f"  a web page during the attack, from another address: {page}", flush=True)
     report.check("slowloris", page.startswith("200"), "a web page is served during the attack")
     await watched.wait_closed(max(0.0, args.hold - (watched.age())))
     logged = arbiter.log_bytes() - log_before
@@ -456,14 +461,19 @@ async def attack_slowloris(arbiter: Served, args: argparse.Namespace, report: Re
     await recovery("slowloris", arbiter, baseline, args, report)
 
 
-def timed_get(url: str, timeout: float) -> str:
+def timed_get_from(local: str, host: str, port: int, timeout: float) -> str:
+    """``GET /`` from the local address ``local``: the status, the time, the size."""
     started = time.monotonic()
+    connection = http.client.HTTPConnection(host, port, timeout=timeout, source_address=(local, 0))
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as reply:
-            size = len(reply.read())
-            return f"{reply.status} in {time.monotonic() - started:.2f} s ({size} bytes)"
+        connection.request("GET", "/")
+        reply = connection.getresponse()
+        size = len(reply.read())
+        return f"{reply.status} in {time.monotonic() - started:.2f} s ({size} bytes)"
     except OSError as exc:
         return f"failed after {time.monotonic() - started:.1f} s: {exc}"
+    finally:
+        connection.close()
 
 
 # --- item 4: made-up methods and the metrics port -------------------------------------------

@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 from .cli_text import OneLineErrors, fail, say
-from .cli_web import spectator_options
+from .cli_web import connection_options, spectator_options
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
@@ -258,6 +258,7 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
 @spectator_options
+@connection_options
 @click.option(
     "--advertise",
     default=None,
@@ -317,6 +318,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     live_delay: tuple[str, ...],
     web_max_spectators: int,
     web_max_spectators_per_address: int,
+    web_header_timeout: float,
+    web_max_connections: int,
+    web_max_connections_per_address: int,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -416,6 +420,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         import structlog
 
         from .web.app import WebServer, create_app
+        from .web.guard import WebLimits
         from .web.live import LiveHub
 
         # Before "listening on": a SIGTERM right after that line stops gracefully too.
@@ -463,7 +468,12 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             click.echo(f"metrics on http://{metrics.address}/metrics")
         web = None
         if web_at is not None and store is not None:
-            web = WebServer(create_app(store, hub, arbiter.sessions.connected), *web_at)
+            web = WebServer(
+                create_app(store, hub, arbiter.sessions.connected),
+                *web_at,
+                WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
+                other_connections=config.connections.max_connections or 0,
+            )
             await web.start()
             click.echo(f"web pages on {web.address}")
         if worker is not None and arbiter.workers is not None:

@@ -9,7 +9,13 @@ from collections.abc import Callable
 
 import click
 
-from .security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
+from .security.connections import (
+    MAX_SPECTATORS,
+    MAX_SPECTATORS_PER_ADDRESS,
+    WEB_HEADER_TIMEOUT,
+    WEB_MAX_CONNECTIONS,
+    WEB_MAX_CONNECTIONS_PER_ADDRESS,
+)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -74,6 +80,38 @@ def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
     )(func)
 
 
+def connection_options(func: Callable[..., None]) -> Callable[..., None]:
+    """``--web-header-timeout``, ``--web-max-connections`` and
+    ``--web-max-connections-per-address``: the web port's limits on slow and many clients
+    (web/guard.py)."""
+    func = click.option(
+        "--web-max-connections-per-address",
+        type=click.IntRange(min=0),
+        default=WEB_MAX_CONNECTIONS_PER_ADDRESS,
+        show_default=True,
+        metavar="N",
+        help="Connections to the web port open at once from one address (an IPv6 /64); more are"
+        " answered 503 and closed as they are accepted (0: no cap).",
+    )(func)
+    func = click.option(
+        "--web-max-connections",
+        type=click.IntRange(min=0),
+        default=WEB_MAX_CONNECTIONS,
+        show_default=True,
+        metavar="N",
+        help="Connections to the web port open at once; more are answered 503 and closed as they"
+        " are accepted (0: no cap).",
+    )(func)
+    return click.option(
+        "--web-header-timeout",
+        type=click.FloatRange(min=0),
+        default=WEB_HEADER_TIMEOUT,
+        show_default=True,
+        metavar="SECONDS",
+        help="Seconds a web connection has to send a whole request head; then it is closed (0: none).",
+    )(func)
+
+
 @click.command("web")
 @click.option(
     "--database",
@@ -90,6 +128,7 @@ def spectator_options(func: Callable[..., None]) -> Callable[..., None]:
 )
 @live_delay_option
 @spectator_options
+@connection_options
 def web(
     database: str | None,
     host: str,
@@ -98,6 +137,9 @@ def web(
     live_delay: tuple[str, ...],
     web_max_spectators: int,
     web_max_spectators_per_address: int,
+    web_header_timeout: float,
+    web_max_connections: int,
+    web_max_connections_per_address: int,
 ) -> None:
     """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
 
@@ -106,8 +148,10 @@ def web(
     from .cli_text import fail
     from .logging_setup import configure_logging
     from .store import SqlStore, StoreError, open_store
-    from .web.app import WebServer, create_app
-    from .web.live import LiveHub, StorePoller
+    from .web.app import LIVE_WAIT, WebServer, create_app
+    from .web.guard import WebLimits
+    from .web.live import LiveHub
+    from .web.poller import StorePoller
 
     if not poll > 0:
         raise click.BadParameter("--poll must be more than 0 seconds")
@@ -120,7 +164,10 @@ def web(
     hub = LiveHub(per_ladder, default, web_max_spectators, web_max_spectators_per_address)
 
     async def run() -> None:
-        server = WebServer(create_app(store, hub), host, port)
+        # A match's event stream waits up to a few polls for a match the store has just started.
+        app = create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll))
+        limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+        server = WebServer(app, host, port, limits)
         await server.start()
         click.echo(f"web pages on {server.address}")
         poller = asyncio.create_task(StorePoller(store, hub, poll).run())

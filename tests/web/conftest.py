@@ -116,6 +116,17 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
         time.sleep(0.05)
 
 
+def until(page: Any, expression: str, arg: Any = None, timeout: float = 15.0) -> None:
+    """Wait until ``expression`` (or a function of ``arg``) is true in ``page``. Playwright's
+    ``wait_for_function`` polls by evaluating a string inside the page, which the pages' policy
+    (no ``unsafe-eval``) refuses; ``evaluate`` goes through the browser's debugger instead."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(50)
+
+
 @pytest.fixture(scope="package")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """Ladders t5 (Torrent 5), surge and slow-surge, with a short run of real bots played on the first two."""

@@ -15,7 +15,7 @@ from arbiter.match.replay import replay
 from arbiter_bot.examples.surge_tips import SurgeTipsBot
 from arbiter_games import get_game
 
-from .conftest import SLOW_BOTS, Site, Slow, screenshot, wait_for
+from .conftest import SLOW_BOTS, Site, Slow, screenshot, until, wait_for
 
 
 @pytest.fixture
@@ -37,9 +37,7 @@ def test_the_live_page_of_a_running_match_updates_without_reloading(
     page.goto(f"{site.url}/matches/{running}")
     page.evaluate("window.notReloaded = true")
     first = int(page.locator("#board").get_attribute("data-step"))
-    page.wait_for_function(
-        f"Number(document.getElementById('board').dataset.step) >= {first + 3}", timeout=20_000
-    )
+    until(page, f"Number(document.getElementById('board').dataset.step) >= {first + 3}", timeout=20)
     assert page.evaluate("window.notReloaded") is True
     assert page.locator("#moves tbody tr").count() >= 3
     screenshot(page, "live-match")
@@ -48,7 +46,8 @@ def test_the_live_page_of_a_running_match_updates_without_reloading(
     card = live.locator(f'section.live-match[data-match="{running}"]')
     before = card.locator(".ply").inner_text()
     selector = f'section.live-match[data-match="{running}"] .ply'
-    live.wait_for_function(
+    until(
+        live,
         "([selector, before]) => document.querySelector(selector).textContent !== before",
         arg=[selector, before],
     )

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from arbiter.ladder.model import Termination
 from arbiter.ladder.standings import standings
 from arbiter.match.replay import replay
 from arbiter_games import get_game
 
-from .conftest import FLANK_BOTS, Site, screenshot
+from .conftest import FLANK_BOTS, Site, screenshot, until
 
 
 def finished_match(site: Site, ladder: str) -> str:
-    rows = [row for row in site.store.matches(ladder, limit=100) if row.status == "finished"]
+    """The latest match of ``ladder`` played to its end by the rules (a match at the end of the
+    short run may be forfeited after a move or two, as its bots wind down)."""
+    rows = [
+        row
+        for row in site.store.matches(ladder, limit=100)
+        if row.status == "finished" and row.termination is Termination.GAME_END
+    ]
     assert rows, f"no finished match on {ladder}"
     return rows[0].match_id
 
@@ -85,13 +92,13 @@ def check_replay_with_the_keyboard(site: Site, page: Any, ladder: str, shot: str
     assert page.locator("#board").get_attribute("data-step") == "0"
     assert drawn_position(page) == engine_position(record["game"], report.states[0])
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("document.getElementById('board').dataset.step === '1'")
+    until(page, "document.getElementById('board').dataset.step === '1'")
     assert drawn_position(page) == engine_position(record["game"], report.states[1])
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("document.getElementById('board').dataset.step === '0'")
+    until(page, "document.getElementById('board').dataset.step === '0'")
     for _ in range(last):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function(f"document.getElementById('board').dataset.step === '{last}'")
+    until(page, f"document.getElementById('board').dataset.step === '{last}'")
     assert page.locator("#step").inner_text() == str(last)
     assert page.locator("#slider").input_value() == str(last)
     assert drawn_position(page) == engine_position(record["game"], report.states[-1])

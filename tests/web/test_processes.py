@@ -118,4 +118,4 @@ def test_a_ladder_delay_holds_the_live_view_back_until_the_end() -> None:
     hub.ended("m1")
     assert [frame.ply for frame in slow.visible()] == [0, 1, 2, 3, 4, 5]
     updates = [queue.get_nowait()[1] for _ in range(queue.qsize())]
-    assert [u.ply if u is not None else None for u in updates] == [4, 5, None]
+    assert [(u.ply, u.over) if u is not None else None for u in updates] == [(4, False), (5, True), None]

@@ -32,6 +32,13 @@ METRICS_MAX_CONNECTIONS = 32
 #: (an IPv6 /64): ``--web-max-spectators``, ``--web-max-spectators-per-address``.
 MAX_SPECTATORS = 5000
 MAX_SPECTATORS_PER_ADDRESS = 100
+#: Seconds a web connection has to send a whole request head (``--web-header-timeout``), and the
+#: web port's connections open at once, in all (``--web-max-connections``: room for every spectator
+#: stream and the pages besides) and from one address (``--web-max-connections-per-address``: an
+#: address's spectator streams and more); server/arbiter/web/guard.py.
+WEB_HEADER_TIMEOUT = 10.0
+WEB_MAX_CONNECTIONS = MAX_SPECTATORS + 1000
+WEB_MAX_CONNECTIONS_PER_ADDRESS = 256
 #: Descriptors kept for everything but the gRPC connections (the store, the web port, records).
 RESERVED_FILES = 512
 

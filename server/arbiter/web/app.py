@@ -2,8 +2,10 @@
 
 ``create_app(store, live=None)`` builds the FastAPI application. Pages are rendered on the server
 (Jinja2 templates, boards and charts as inline SVG) and work without JavaScript; a little script
-steps through replays and follows live matches over server-sent events. Every page has a twin
-under ``/api/`` (OpenAPI description at ``/openapi.json``, browsable at ``/docs``).
+(``static/match.js``, ``static/live.js``) steps through replays and follows live matches over
+server-sent events. Every page has a twin under ``/api/`` (OpenAPI description at
+``/openapi.json``, a page of it at ``/docs``). Every answer carries the headers of
+``headers.SecurityHeaders`` (a Content-Security-Policy that allows only the host's own files).
 
 What a spectator gets of a running match comes only from ``live`` (a ``LiveHub``), which holds
 public views and nothing else; a match's record is served only after the match has ended.
@@ -23,15 +25,18 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.encoders import jsonable_encoder as jsonable
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
+from ..log_repeats import guard_logging
 from ..security.ratelimit import address_key
 from ..store import SqlStore
 from ..store.export import ndjson_lines
 from . import fragments, pages
+from .guard import WebLimits, protocol_class
+from .headers import SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import (
     BotPage,
@@ -46,8 +51,12 @@ from .models import (
 from .svg import rating_chart
 
 TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
 #: Seconds between keep-alive comments on an event stream.
 HEARTBEAT = 15.0
+#: Seconds a match's event stream waits for a running match the hub has not seen yet.
+LIVE_WAIT = 5.0
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def _when(epoch: float | None) -> str:
@@ -58,29 +67,44 @@ def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}s"
 
 
+def _schema_type(schema: dict[str, Any] | None) -> str:
+    """A parameter's type as the API page shows it (``integer``, ``string or null``)."""
+    if not schema:
+        return "-"
+    if "anyOf" in schema:
+        return " or ".join(_schema_type(part) for part in schema["anyOf"])
+    return str(schema.get("type", "-"))
+
+
 def create_app(  # noqa: C901 - the routes are small closures over the store, one after another
     store: SqlStore,
     live: LiveHub | None = None,
     connected: Callable[[str], bool] | None = None,
+    live_wait: float = LIVE_WAIT,
     notice: str | None = None,
 ) -> FastAPI:
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
-    whether a bot has a session now (known only inside the arbiter's process); ``notice`` is said
-    at the top of every page (the demo says how long it lasts)."""
-    # Swagger UI (/docs) loads its scripts from this server, not a CDN. No ReDoc: its bundle
-    # fetches a logo from its CDN.
-    app = FastAPIOffline(
-        redoc_url=None,
+    whether a bot has a session now (known only inside the arbiter's process); ``live_wait``: the
+    seconds a match's event stream waits for a running match the store knows and ``live`` has not
+    seen yet (``arbiter web`` sees a new match at its next poll); ``notice`` is said at the top of
+    every page (the demo says how long it lasts)."""
+    app = FastAPI(
         title="Arbiter",
         version=__version__,
         description="Ladders, standings, bots and matches of an Arbiter game server (read only).",
-        static_url="/static-docs",
+        # FastAPI's own /docs and /redoc pages load their scripts from a CDN and run inline ones:
+        # the pages' policy allows neither, so /docs is a page of this app (below).
+        docs_url=None,
+        redoc_url=None,
     )
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
     templates.env.filters["seconds"] = _seconds
     templates.env.globals["standings_rows"] = fragments.standings_rows
     templates.env.globals["notice"] = notice
+    templates.env.globals["schema_type"] = _schema_type
     cache = pages.ReplayCache()
     app.state.store = store
     app.state.live = live
@@ -96,7 +120,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     def wants_html(request: Request) -> bool:
         """A browser asking for a page (not the API, not a script): errors come as HTML."""
         path = request.url.path
-        if path.startswith(("/api/", "/openapi", "/static-docs")) or path.endswith("/events"):
+        if path.startswith(("/api/", "/openapi", "/static/")) or path.endswith("/events"):
             return False
         return "text/html" in request.headers.get("accept", "")
 
@@ -269,6 +293,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             raise not_found(f"step {step} of an ended match {match_id!r}")
         return Response(replay.svg(step), media_type="image/svg+xml")
 
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        return html(request, "api.html", spec=app.openapi())
+
     @app.get("/live", response_class=HTMLResponse, include_in_schema=False)
     def live_page(request: Request) -> HTMLResponse:
         matches = _running()
@@ -276,8 +304,26 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
 
     @app.get("/matches/{match_id}/events", include_in_schema=False)
     async def match_events(request: Request, match_id: str) -> Response:
-        if live is None or live.get(match_id) is None:
-            raise not_found(f"live match {match_id!r}")
+        if live is None:
+            raise not_found(f"live match {match_id!r} (this web server does not follow matches)")
+        if live.get(match_id) is None:
+            # Not followed (yet): a match that has just started may be in the store before it is
+            # in the hub. 404 only for a match the store does not know.
+            row = await asyncio.to_thread(store.match_row, match_id)
+            if row is None:
+                raise not_found(f"match {match_id!r}")
+            if row.status == "running" and await live.arrival(match_id, live_wait) is None:
+                row = await asyncio.to_thread(store.match_row, match_id)
+                if row is not None and row.status == "running":
+                    return PlainTextResponse(
+                        f"match {match_id} is not followed here yet: try again later\n",
+                        503,
+                        headers={"Retry-After": "2"},
+                    )
+            if live.get(match_id) is None:  # it has ended: the stream says so
+                return StreamingResponse(
+                    iter([end_event(match_id)]), media_type="text/event-stream", headers=STREAM_HEADERS
+                )
         return _stream(request, match_id)
 
     @app.get("/live/events", include_in_schema=False)
@@ -307,6 +353,10 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
                 for _mid, frames in backlog:
                     for shown in frames:
                         yield shown.event
+                        # A turn of the loop between frames: a spectator gone meanwhile is seen
+                        # as gone after one failed write, not written to on and on (asyncio
+                        # warns "socket.send() raised exception." from the fifth).
+                        await asyncio.sleep(0)
                 found = hub.get(match_id) if match_id is not None else None
                 if found is not None and found.ended_at is not None:
                     yield end_event(match_id or "")
@@ -326,19 +376,28 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
                             return
                     else:
                         yield frame.event  # encoded once for every spectator
+                        await asyncio.sleep(0)  # as above: queued frames come without a turn
             finally:
                 hub.unsubscribe(match_id, queue, address)
 
-        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+        return StreamingResponse(events(), media_type="text/event-stream", headers=STREAM_HEADERS)
 
     return app
 
 
 class WebServer:
-    """``app`` served by uvicorn inside the running asyncio loop (``arbiter serve --web``)."""
+    """``app`` served by uvicorn inside the running asyncio loop (``arbiter serve --web``,
+    ``arbiter web``), with ``limits`` on slow and many clients (``guard.WebLimits``; the cap is
+    fitted to the open-files limit after ``other_connections``, the gRPC port's cap)."""
 
-    def __init__(self, app: FastAPI, host: str, port: int) -> None:
+    def __init__(
+        self,
+        app: FastAPI,
+        host: str,
+        port: int,
+        limits: WebLimits | None = None,
+        other_connections: int = 0,
+    ) -> None:
         import uvicorn
 
         class Embedded(uvicorn.Server):
@@ -346,7 +405,11 @@ class WebServer:
             def capture_signals(self) -> Iterator[None]:  # the host process handles signals
                 yield
 
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self.limits = (limits or WebLimits()).fitted(other_connections)
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", http=protocol_class(self.limits)
+        )
+        guard_logging()  # after uvicorn has set up its loggers
         self.server = Embedded(config)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)

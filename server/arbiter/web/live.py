@@ -7,9 +7,13 @@ stone before the rules reveal it. A ladder may hold its live view back by N move
 the hub shows a frame only when N more have been played, and everything once the match is over
 (after the match the whole record is public).
 
+A match's final frame says ``over``: the move that ended the game by its rules, or, for a match
+ended off the rules (aborted, a timeout, a forfeit), its last frame sent again with ``over`` set.
+
 In ``arbiter serve --web`` the hub listens on the arbiter's event bus. In ``arbiter web`` (a
 separate process that only reads the store) a ``StorePoller`` feeds it: it polls the store's
-running matches and their moves and replays them through the engine.
+running matches and their moves and replays them through the engine, and hands the hub every
+move of a match, up to its last, before the match's end; both processes send the same frames.
 """
 
 from __future__ import annotations
@@ -24,15 +28,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 from arbiter_games import GameDef, get_game
 
 from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchStarted
 from ..security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
-from ..store import SqlStore, StoreError
 from .svg import board_svg
-
-log = structlog.get_logger("arbiter.web")
 
 #: Seconds an ended match stays in the hub (its page switches to the stored replay meanwhile).
 KEEP_ENDED = 120.0
@@ -156,6 +156,8 @@ class LiveHub:
         #: Open spectator streams, in all and per address.
         self.subscribed = 0
         self.per_address: dict[str, int] = {}
+        #: Streams waiting for a match the store knows and the hub has not seen yet.
+        self._awaited: dict[str, set[asyncio.Event]] = {}
 
     # --- feeding ------------------------------------------------------------------------------
     def __call__(self, event: MatchEvent) -> None:
@@ -199,6 +201,7 @@ class LiveHub:
         self.matches[match_id] = match
         if state is not None:
             self._add(match, self._frame(match_id, game, 0, None, None, None, clocks, None, state))
+        self._arrived(match_id)
 
     def applied(
         self,
@@ -215,16 +218,22 @@ class LiveHub:
             return
         game = get_game(match.game)
         ply = match.frames[-1].ply + 1 if match.frames else _ply_of(game, state)
-        self._add(match, self._frame(match_id, game, ply, seat, action, charged, clocks, auto, state))
+        frame = self._frame(match_id, game, ply, seat, action, charged, clocks, auto, state)
+        if game.outcome(state) is not None:  # the move that ended the game: its final frame
+            frame = dataclasses.replace(frame, over=True)
+        self._add(match, frame)
 
     def ended(self, match_id: str) -> None:
         match = self.matches.get(match_id)
         if match is None or match.ended_at is not None:
             return
         match.ended_at = time.monotonic()
-        if match.frames:
-            last = match.frames[-1]
-            match.frames[-1] = dataclasses.replace(last, over=True)
+        if match.frames and not match.frames[-1].over:
+            # Ended off the rules (aborted, a timeout, a forfeit): the last position is the final
+            # frame, sent again if spectators have seen it already (else it comes with the rest).
+            match.frames[-1] = final = dataclasses.replace(match.frames[-1], over=True)
+            if match.shown == len(match.frames):
+                self._send(match, final)
         self._release(match, len(match.frames))
         self._send(match, None)
 
@@ -282,6 +291,29 @@ class LiveHub:
     def get(self, match_id: str) -> LiveMatch | None:
         return self.matches.get(match_id)
 
+    async def arrival(self, match_id: str, within: float) -> LiveMatch | None:
+        """The match once the hub has it, waiting at most ``within`` seconds (a match that has
+        just started may be in the store before it is here: ``arbiter web`` sees it at its next
+        poll); None if it did not come."""
+        found = self.matches.get(match_id)
+        if found is not None:
+            return found
+        waiter = asyncio.Event()
+        waiters = self._awaited.setdefault(match_id, set())
+        waiters.add(waiter)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter.wait(), within)
+        finally:
+            waiters.discard(waiter)
+            if not waiters and self._awaited.get(match_id) is waiters:
+                del self._awaited[match_id]
+        return self.matches.get(match_id)
+
+    def _arrived(self, match_id: str) -> None:
+        for waiter in self._awaited.pop(match_id, set()):
+            waiter.set()
+
     def subscribe(self, match_id: str | None, address: str = "") -> asyncio.Queue[Update]:
         """A queue of updates of one match (``None``: of every match) for a spectator at
         ``address``; raises TooManySpectators past a cap."""
@@ -316,51 +348,6 @@ def _svg_of(frame: Frame) -> str:
 def _ply_of(game: GameDef, state: object) -> int:
     count = public_dict(game.public_view(state)).get("action_count")
     return int(count) if isinstance(count, int) else 0
-
-
-class StorePoller:
-    """Feeds a hub from the store (for ``arbiter web``, which runs apart from the arbiter)."""
-
-    def __init__(self, store: SqlStore, hub: LiveHub, interval: float = 0.5) -> None:
-        self.store = store
-        self.hub = hub
-        self.interval = interval
-        self._states: dict[str, tuple[GameDef, object, int]] = {}
-
-    async def run(self) -> None:
-        while True:
-            try:
-                await asyncio.to_thread(self.poll)
-            except StoreError as exc:
-                log.warning("live_poll_failed", error=str(exc))
-            await asyncio.sleep(self.interval)
-
-    def poll(self) -> None:
-        """One look at the store: new matches start, new moves are replayed, ended ones end."""
-        running = {row.match_id for row in self.store.match_rows(status="running", limit=500)}
-        for match_id in list(self._states):
-            if match_id not in running:
-                del self._states[match_id]
-                self.hub.ended(match_id)
-        for match_id in sorted(running):
-            found = self.store.running_match(match_id)
-            if found is None:
-                continue
-            start = found.start
-            if match_id not in self._states:
-                game = get_game(start.game)
-                state = game.new_game(dict(start.options), bytes.fromhex(start.seed))
-                bots = {1: start.seat_1.bot, 2: start.seat_2.bot}
-                self.hub.start(match_id, game, start.ladder, bots, start.started_at, state, {})
-                self._states[match_id] = (game, state, 0)
-            game, state, done = self._states[match_id]
-            for move in found.moves[done:]:
-                state = game.apply(state, game.parse_action(move.action))
-                self.hub.applied(
-                    match_id, move.seat, move.action, move.charged, dict(move.clocks), move.auto, state
-                )
-                done += 1
-            self._states[match_id] = (game, state, done)
 
 
 async def cancel(task: asyncio.Task[Any] | None) -> None:
