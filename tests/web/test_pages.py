@@ -103,7 +103,7 @@ def check_replay_with_the_keyboard(site: Site, page: Any, ladder: str, shot: str
     assert page.locator("#slider").input_value() == str(last)
     assert drawn_position(page) == engine_position(record["game"], report.states[-1])
     result = page.locator("#result").inner_text()
-    assert str(record["result"]["reason"]) in result
+    assert str(record["result"]["reason"]).replace("_", " ") in result
     assert page.locator("#record").get_attribute("href") == f"/api/matches/{match_id}/record"
     # Each move shows the time it took and both clocks.
     first_move = page.locator('#moves tr[data-ply="1"] td').all_inner_texts()
