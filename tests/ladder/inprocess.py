@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from arbiter.ladder.host import LadderHost, LadderRefused
 from arbiter.ladder.model import LadderConfig
@@ -178,11 +180,34 @@ class Node:
             await writer.settle(10.0)
         raise AssertionError("the store writer never settled")
 
-    async def expire(self, seconds: float = 1.5) -> None:
-        """Move the monotonic clock on by ``seconds`` and run the timers that came due."""
+    async def expire(self, seconds: float = 1.5, settle: bool = True) -> None:
+        """Move the monotonic clock on by ``seconds`` and run the timers that came due; then
+        ``settle`` (else only let the loop run what they set going)."""
         self.clock.advance(seconds)
         self.timers.run_due()
-        await self.settle()
+        if settle:
+            await self.settle()
+        else:
+            for _ in range(10):
+                await asyncio.sleep(0)
+
+    @contextlib.contextmanager
+    def commits_held(self) -> Iterator[threading.Event]:
+        """Hold each result's commit (``finish_match``, on the writer's thread) until the event
+        yielded is set; set on leaving too."""
+        release = threading.Event()
+        finish = self.store.finish_match
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            assert release.wait(60.0), "the test never let the commit go"
+            return finish(*args, **kwargs)
+
+        self.store.finish_match = held  # type: ignore[method-assign]
+        try:
+            yield release
+        finally:
+            release.set()
+            self.store.finish_match = finish  # type: ignore[method-assign]
 
 
 @contextlib.asynccontextmanager

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from arbiter.ladder import host as ladder_host
 from arbiter.ladder.model import Termination
 from arbiter.ladder.standings import standings
@@ -21,9 +22,12 @@ from .inprocess import CAPPED, Bot, Node, in_process
 LADDER = CAPPED.name
 
 
-async def fail_one(node: Node, sleepy: Bot | None, steady: Bot, away: Bot | None = None) -> MatchEnded:
+async def fail_one(
+    node: Node, sleepy: Bot | None, steady: Bot, away: Bot | None = None, settle: bool = True
+) -> MatchEnded:
     """Play the running match: ``steady`` answers its turns, the sleepy one none, until its turn
-    times out. ``away``: the sleepy bot, to disconnect once its turn is pending."""
+    times out. ``away``: the sleepy bot, to disconnect once its turn is pending. ``settle``:
+    wait for the result's commit (not while commits are held)."""
     (match,) = node.running()
     ended = len(node.watch.ended)
     for _ in range(10):
@@ -33,7 +37,7 @@ async def fail_one(node: Node, sleepy: Bot | None, steady: Bot, away: Bot | None
         if away is not None and match.pending is not None and match.bots[match.pending.seat] == away.name:
             away.disconnect()
             away = None
-        await node.expire()
+        await node.expire(settle=settle)
         if len(node.watch.ended) > ended:
             event = node.watch.ended[-1]
             assert event.facts.match_id == match.id and event.end.reason == "timeout"
@@ -45,8 +49,11 @@ def failures(node: Node, bot: str) -> int:
     return node.store.failures_in_a_row(LADDER, bot)
 
 
-def test_a_run_of_failures_survives_a_reconnect(store_url):
-    """Property 4: k failures, a disconnect, a rejoin, limit - k more: paused (not one before)."""
+@pytest.mark.parametrize("commit", ["committed", "held"])
+def test_a_run_of_failures_survives_a_reconnect(store_url, commit):
+    """Property 4: k failures, a disconnect, a rejoin, limit - k more: paused (not one before).
+    ``held``: the bot is back and joined while the k-th failure's result is still being
+    committed (a slow or absent database); the host counted it already, the store not yet."""
     limit = ladder_host.FAILURE_LIMIT
     k = 2
 
@@ -59,11 +66,15 @@ def test_a_run_of_failures_survives_a_reconnect(store_url):
             for _ in range(k - 1):
                 await fail_one(node, sleepy, steady)
             # The k-th: the sleepy bot's connection drops while its turn is pending (a failure too).
-            await fail_one(node, None, steady, away=sleepy)
-            assert failures(node, "sleepy") == k and node.running() == []
-            sleepy = node.connect("sleepy")
-            sleepy.join(LADDER)
+            with node.commits_held() as release:
+                if commit == "committed":
+                    release.set()
+                await fail_one(node, None, steady, away=sleepy, settle=commit == "committed")
+                assert node.running() == []
+                sleepy = node.connect("sleepy")
+                sleepy.join(LADDER)
             await node.settle()
+            assert failures(node, "sleepy") == k
             for _ in range(limit - k - 1):
                 await fail_one(node, sleepy, steady)
             assert failures(node, "sleepy") == limit - 1
@@ -75,6 +86,34 @@ def test_a_run_of_failures_survives_a_reconnect(store_url):
             assert node.running() == []  # paused: nobody is scheduled against steady any more
             assert "sleepy" not in node.ladders.ladders[LADDER].joined
             assert failures(node, "steady") == 0 and node.store.paused(LADDER, "steady") is None
+
+    asyncio.run(scenario())
+
+
+def test_a_bot_that_rejoins_while_the_result_pausing_it_is_committed_is_resumed(tmp_path):
+    """Property 4, its end: the limit-th failure pauses the bot; it is back and joins again
+    while that result is still being committed. The join resumes it (so it says), and once the
+    result is written the bot is not paused, its run starts again, and it plays."""
+    limit = ladder_host.FAILURE_LIMIT
+
+    async def scenario() -> None:
+        async with in_process(f"sqlite:///{tmp_path / 'arbiter.db'}", ["sleepy", "steady"]) as node:
+            sleepy, steady = node.connect("sleepy"), node.connect("steady")
+            sleepy.join(LADDER)
+            steady.join(LADDER)
+            await node.settle()
+            for _ in range(limit - 1):
+                await fail_one(node, sleepy, steady)
+            with node.commits_held():
+                await fail_one(node, None, steady, away=sleepy, settle=False)
+                sleepy = node.connect("sleepy")
+                accepted = node.arbiter.join_ladder(sleepy.session, LADDER, 1)
+                assert accepted is not None and str(limit) in accepted.resumed_from_pause
+            await node.settle()
+            assert node.store.paused(LADDER, "sleepy") is None and failures(node, "sleepy") == 0
+            assert len(node.running()) == 1  # sleepy plays steady again
+            await fail_one(node, sleepy, steady)
+            assert failures(node, "sleepy") == 1 and node.store.paused(LADDER, "sleepy") is None
 
     asyncio.run(scenario())
 
