@@ -4,10 +4,13 @@ resume grace, played on if one is (the absent one's clock runs), else aborted.""
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import time
+from pathlib import Path
 
 from arbiter.ladder.model import BotVersion
+from arbiter.match.match import TURN_IDS_AFTER_RESTORE
 from arbiter.node import Arbiter, ArbiterConfig
 from arbiter.sessions.auth import BotDirectory
 from arbiter.store import MatchStart, MoveRow, SqlStore
@@ -15,6 +18,8 @@ from arbiter.transport.server import create_server
 from arbiter_games.hexflank import Place
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
+from arbiter_wire import convert
+from arbiter_wire.reasons import reason_of
 from arbiter_wire.v1 import common_pb2
 
 from tests.server.raw_client import RawBot
@@ -143,4 +148,51 @@ def test_a_bot_that_stays_away_from_its_restored_match_loses_it_on_time(store_ur
     assert ended.result.winner_seat == common_pb2.SEAT_1 and ended.result.faulty_seat == common_pb2.SEAT_2
     (row,) = [m for m in store.matches(limit=10) if m.match_id == match_id]
     assert row.status == "finished"
+    store.close()
+
+
+def documented_jump() -> int:
+    """The jump of turn ids after a restart, as docs/protocol.md gives it to bot authors."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    found = re.search(r"turn ids jump by ([\d,]+)", text)
+    assert found is not None, "docs/protocol.md no longer says how far turn ids jump"
+    return int(found.group(1).replace(",", ""))
+
+
+def test_after_a_restore_turn_ids_jump_past_every_logged_one_and_an_old_turn_is_stale(store_url):
+    # Issue 20, property 10. The log is that of a match restored once already: its last action
+    # has turn id 10003 (the number of actions is 3). Ben's turn 10004 was pending when the
+    # arbiter went down; after the restart his answer to it is STALE_TURN, the new turn's id is
+    # at least 10003 + the documented jump, and an answer to that one is taken.
+    store, tokens = setup_store(store_url)
+    match_id = logged_match(store, tokens)
+    store.append_moves(
+        match_id, [MoveRow(2, 1, "e1", turn_id=10003, charged=0.5, clocks={"1": 29.0, "2": 28.0})]
+    )
+    jump = documented_jump()
+
+    async def scenario():
+        config = ArbiterConfig(bots=BotDirectory())
+        server = await create_server(config, arbiter=Arbiter(config, store=store))
+        ann, ben = RawBot(server.address, tokens["ann"]), RawBot(server.address, tokens["ben"])
+        for bot in (ann, ben):
+            await bot.expect("welcome")
+            await bot.expect("match_started")
+        turn = await ben.expect("turn")
+        assert turn.turn_id >= 10003 + jump, turn.turn_id
+        action = convert.legal_from_pb(turn.legal)[0]
+        await ben.move(match_id, 10004, action)
+        stale = await ben.expect("move_rejected")
+        await ben.move(match_id, turn.turn_id, action)
+        await ann.expect("turn")
+        await ann.close()
+        await ben.close()
+        await server.stop(0.2)
+        return stale
+
+    stale = asyncio.run(scenario())
+    assert jump == TURN_IDS_AFTER_RESTORE
+    assert (stale.turn_id, reason_of(stale.status)) == (10004, "STALE_TURN")
+    assert [m.action for m in store.moves_of(match_id)][:3] == ["e5", "a5", "e1"]
+    assert len(store.moves_of(match_id)) == 4
     store.close()

@@ -214,6 +214,55 @@ def test_a_rematch_counts_from_either_side():
         assert players(pairing) == {v("b"), v("d")}
 
 
+def test_the_served_entrant_never_gets_one_whose_last_opponent_it_was():
+    # Issue 20, property 6. a (served: it waited longest) last played c; b's last opponent was a
+    # (b has not played since); c has played e since. b and c are a's rating twins, so only the
+    # rule keeps them apart: a gets d, the free candidate neither side last met, never b (a
+    # rematch from b's side) nor c (from a's side).
+    history = PairHistory()
+    history.record(v("a"), v("b"), 10.0)
+    history.record(v("c"), v("a"), 20.0)
+    history.record(v("c"), v("e"), 25.0)
+    twin = Rating(25, 1)
+    entrants = [
+        entrant("a", since=0, rating=twin),
+        entrant("b", since=10, rating=twin),
+        entrant("c", since=20, rating=twin),
+        entrant("d", since=30, rating=Rating(60, 1)),
+    ]
+    for seed in range(50):
+        first, *rest = schedule(entrants, history, seed=seed)
+        assert players(first) == {v("a"), v("d")}
+        # b and c remain: neither's last opponent is the other, so they may meet.
+        assert [players(p) for p in rest] == [{v("b"), v("c")}]
+    # The same from the other seat of the history: b's last match had a in seat 2.
+    flipped = PairHistory()
+    flipped.record(v("b"), v("a"), 10.0)
+    flipped.record(v("a"), v("c"), 20.0)
+    flipped.record(v("e"), v("c"), 25.0)
+    for seed in range(50):
+        first, *_ = schedule(entrants, flipped, seed=seed)
+        assert players(first) == {v("a"), v("d")}
+
+
+def test_a_paused_entrant_without_a_free_slot_does_not_hold_back_the_only_rematch():
+    # Issue 20, property 7. Only a and b are free and they just met: the rematch waits while
+    # another entrant will come free, but a paused one never will (whatever its free slots).
+    history = PairHistory()
+    history.record(v("a"), v("b"), 50.0)
+    for slots in (0, -1, 2):
+        entrants = [
+            entrant("a", since=50),
+            entrant("b", since=50),
+            entrant("c", since=0, slots=slots, paused=True),
+        ]
+        (pairing,) = schedule(entrants, history)
+        assert players(pairing) == {v("a"), v("b")}, slots
+    # Against that, a busy entrant that is not paused does hold it back.
+    busy = [entrant("a", since=50), entrant("b", since=50), entrant("c", since=0, slots=0)]
+    assert schedule(busy, history) == []
+
+
 def test_no_rematch_within_one_call_either():
     # "a" has two slots and meets both others rather than one of them twice.
     entrants = [

@@ -85,6 +85,44 @@ def test_an_all_wins_bot_is_finite_with_the_prior_and_refused_without():
         fit(results, prior_draws=0)
 
 
+#: The fit's own refusal of a result graph that is not strongly connected (not any ValueError:
+#: a fit that went on would fail later with another one, or return runaway numbers).
+NOT_CONNECTED = "no finite maximum-likelihood fit: some bot versions never score against the rest"
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        # a only wins (a is the first bot version, where a search of the graph starts).
+        [(A, B, 1), (B, A, 2), (B, C, 1), (C, B, 1)],
+        # d only loses, a and b and c score against each other.
+        [(A, B, 1), (B, C, 1), (C, A, 1), (D, C, 2)],
+        # d only wins against b; a, b, c form a cycle: every bot is reached from a one way only.
+        [(A, B, 1), (B, C, 1), (C, A, 1), (D, B, 1)],
+        # c only loses, to b; a and b beat each other.
+        [(A, B, 1), (B, A, 1), (B, C, 1)],
+        # two groups that never met.
+        [(A, B, 1), (B, A, 1), (C, D, 1), (D, C, 1)],
+    ],
+    ids=["first-only-wins", "one-only-loses", "one-only-wins", "last-only-loses", "two-groups"],
+)
+def test_a_result_graph_not_strongly_connected_is_refused_without_a_prior(pairs):
+    # Issue 20, property 8.
+    with pytest.raises(ValueError) as refused:
+        fit(games(pairs), prior_draws=0)
+    assert str(refused.value) == NOT_CONNECTED
+    rows = fit(games(pairs))  # with the prior: finite
+    assert all(math.isfinite(v) for row in rows for v in (row.rating, row.low, row.high))
+
+
+def test_a_strongly_connected_graph_is_fitted_without_a_prior():
+    # Draws score both ways: a cycle of wins and a chain of draws are strongly connected.
+    for pairs in ([(A, B, 1), (B, C, 1), (C, A, 1)], [(A, B, None), (B, C, None), (C, D, 1), (D, C, 1)]):
+        rows = fit(games(pairs), prior_draws=0)
+        assert len(rows) == len({bot for pair in pairs for bot in pair[:2]})
+        assert all(math.isfinite(row.rating) for row in rows)
+
+
 def test_disconnected_groups_are_finite_with_the_prior():
     rows = by_bot(fit(games([(A, B, 1), (B, A, 1), (C, D, 1), (D, C, 2)])))
     assert all(math.isfinite(row.rating) for row in rows.values())

@@ -119,6 +119,11 @@ class StoreWriter:
         subscribed before this writer, so it comes before the MatchEnded)."""
         self.ladder_results[result.match_id] = result
 
+    def resume_bot(self, ladder: str, bot: str) -> None:
+        """Lift the bot's pause on ``ladder`` after the writes submitted before (a result still
+        waiting to be written may pause it)."""
+        self._submit(self.store.resume_bot, ladder, bot)
+
     def _finish(self, event: MatchEnded, ladder: LadderResult | None) -> None:
         end = event.end
         termination = (

@@ -93,6 +93,11 @@ class ResultSink(Protocol):
 
     def ladder_result(self, result: LadderResult) -> None: ...
 
+    def resume_bot(self, ladder: str, bot: str) -> None:
+        """Lift the bot's pause and forget its run of failures once the results given before
+        are written (one of them pauses it)."""
+        ...
+
 
 @dataclass(frozen=True)
 class RatingChange:
@@ -146,6 +151,12 @@ class _Ladder:
     joined: dict[str, _Joined] = field(default_factory=dict)
     history: PairHistory = field(default_factory=PairHistory)
     failures: dict[str, int] = field(default_factory=dict)
+    #: Per bot, its matches counted here whose bots have not been told the result yet, so not
+    #: committed either: until they are, the store's run of failures and pause lag behind
+    #: ``failures`` and ``pausing``.
+    untold: dict[str, set[str]] = field(default_factory=dict)
+    #: Per bot, the pause one of its untold results brings (the reason).
+    pausing: dict[str, str] = field(default_factory=dict)
 
     def start_of(self, version: BotVersion) -> RatingTally:
         """The tally ``version``'s next rated game starts from (``ratings.starting_tally``)."""
@@ -243,10 +254,7 @@ class LadderHost:
                 f"at most {NEW_VERSIONS_PER_DAY} new versions per bot per day: join with a version "
                 "played before, or tomorrow",
             )
-        paused = self.store.paused(name, bot) or ""
-        if paused:
-            self.store.resume_bot(name, bot)  # joining again resumes a paused bot
-        ladder.failures[bot] = 0 if paused else self.store.failures_in_a_row(name, bot)
+        paused, ladder.failures[bot] = self._resume(ladder, bot)
         # Its matches still running on this ladder fill its slots: after a leave, a pause, a
         # reconnect or a restart of the arbiter too (they go on), not only while it stayed joined.
         running = self.hosting.count_running(bot, name)
@@ -256,6 +264,23 @@ class LadderHost:
         # Soon, not now: the bot hears LadderJoined before the MatchStarted of its first match.
         asyncio.get_running_loop().call_soon(self.schedule, name)
         return JoinAccepted(ladder.config, max_concurrent, version, paused)
+
+    def _resume(self, ladder: _Ladder, bot: str) -> tuple[str, int]:
+        """A bot joins: the pause it lifts ("" if none) and its run of failures from now on.
+        Joining again resumes a paused bot (its run starts again). A result of it still being
+        committed (its bots not told yet) is newer than the store: its count stands, and a
+        pause it brings is lifted once it is written."""
+        name = ladder.config.name
+        paused = self.store.paused(name, bot) or ""
+        if paused:
+            self.store.resume_bot(name, bot)
+        if not ladder.untold.get(bot):
+            return paused, 0 if paused else self.store.failures_in_a_row(name, bot)
+        paused = ladder.pausing.pop(bot, "") or paused
+        if not paused:
+            return "", ladder.failures.get(bot, 0)
+        self.sink.resume_bot(name, bot)  # once the untold results (one may pause it) are written
+        return paused, 0
 
     def leave(self, bot: str, name: str) -> None:
         ladder = self._ladder(name)
@@ -430,6 +455,12 @@ class LadderHost:
         if ladder is None:
             return
         for bot in set(event.facts.bots.values()):
+            untold = ladder.untold.get(bot)
+            if untold is not None:
+                untold.discard(event.facts.match_id)
+                if not untold:
+                    del ladder.untold[bot]
+                    ladder.pausing.pop(bot, None)
             joined = ladder.joined.get(bot)
             if joined is not None:
                 joined.running = self.hosting.count_running(bot, ladder.config.name)
@@ -467,6 +498,8 @@ class LadderHost:
                 ladder.failures[bot] = count
                 if count >= self.failure_limit:
                     paused[bot] = f"paused after {count} failed matches in a row (last: {termination.value})"
+                    ladder.pausing[bot] = paused[bot]
+                ladder.untold.setdefault(bot, set()).add(facts.match_id)
         return LadderResult(
             facts.match_id,
             ladder.config.name,
