@@ -79,7 +79,9 @@ def _report(entrants: list[str], history: History, times: list[float]) -> None:
     slowest = max(times)
     print(f"pairing time per round: median {statistics.median(times):.3f} s, slowest {slowest:.3f} s")
     print(f"target under {TARGET_SECONDS:.0f} s a round: {'met' if slowest < TARGET_SECONDS else 'NOT met'}")
-    print(f"rematches {rematches}, second byes {second_byes}, bots with seats past one either way {off_seats}")
+    print(
+        f"rematches {rematches}, second byes {second_byes}, bots with seats past one either way {off_seats}"
+    )
 
 
 if __name__ == "__main__":

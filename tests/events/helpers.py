@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 from arbiter.events.model import EventConfig, Format, Game, History, Pairing, Round, schedule
@@ -11,12 +10,16 @@ from arbiter_games.timecontrol import TimeControl
 
 
 def config(form: Format = Format.SWISS, **changes: Any) -> EventConfig:
-    made = EventConfig(
-        name="cup", game="torrent", options={"size": 9}, control=TimeControl(base=60.0), format=form
+    if form is Format.ARENA:
+        changes.setdefault("duration", 600.0)
+    return EventConfig(
+        name="cup",
+        game="torrent",
+        options={"size": 9},
+        control=TimeControl(base=60.0),
+        format=form,
+        **changes,
     )
-    if form is Format.ARENA and "duration" not in changes:
-        changes["duration"] = 600.0
-    return replace(made, **changes)
 
 
 def bots(count: int) -> list[str]:
@@ -46,7 +49,9 @@ def higher_wins(order: Sequence[str]) -> Decide:
     return lambda first, second: 1 if rank[first] < rank[second] else 2
 
 
-def perfect_matchings(nodes: list[Any], allowed: Callable[[Any, Any], bool]) -> Iterator[list[tuple[Any, Any]]]:
+def perfect_matchings(
+    nodes: list[Any], allowed: Callable[[Any, Any], bool]
+) -> Iterator[list[tuple[Any, Any]]]:
     """Every perfect matching of ``nodes`` over the allowed pairs (brute force, for small fields)."""
     if not nodes:
         yield []

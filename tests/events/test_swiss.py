@@ -43,7 +43,9 @@ def _pairable(entrants, history, clean_seats: bool, seat_net: int):
 def _seat_break(first: int, second: int, net: int) -> bool:
     """Some bot's |seat balance| grows past one, however the two are seated."""
     low, high = sorted((first, second))
-    return (abs(low + net) > 1 and abs(low + net) > abs(low)) or (abs(high - net) > 1 and abs(high - net) > abs(high))
+    return (abs(low + net) > 1 and abs(low + net) > abs(low)) or (
+        abs(high - net) > 1 and abs(high - net) > abs(high)
+    )
 
 
 def _score_cost(entrants, history, made: Round) -> tuple[int, int]:
@@ -103,8 +105,10 @@ def test_swiss_properties_over_random_results(count, games_per_pairing, seed, dr
         assert sorted(seen) == sorted(entrants)  # each bot exactly once
         assert len(made.byes) == count % 2
         accounts = tally(entrants, history, 1.0)
-        repeats = [p for p in made.pairings if p.seat_2 in accounts[p.seat_1].opponents]
-        repeats += [bot for bot in made.byes if accounts[bot].byes]
+        repeats: list[tuple[str, ...]] = [
+            p.bots for p in made.pairings if p.seat_2 in accounts[p.seat_1].opponents
+        ]
+        repeats += [(bot,) for bot in made.byes if accounts[bot].byes]
         if repeats:
             assert not _pairable(entrants, history, clean_seats=False, seat_net=seat_net), repeats
         else:

@@ -45,9 +45,7 @@ def pair(free: Sequence[FreeBot]) -> list[Pairing]:
     while waiting:
         bot = waiting.pop(0)
         allowed = [
-            other
-            for other in waiting
-            if other.name != bot.last_opponent and other.last_opponent != bot.name
+            other for other in waiting if other.name != bot.last_opponent and other.last_opponent != bot.name
         ]
         if not allowed:
             continue

@@ -85,7 +85,7 @@ class EventConfig:
         return self.games_per_pairing * self.games_per_unit
 
 
-def config_problem(config: EventConfig) -> str | None:  # noqa: C901 - one check per field
+def config_problem(config: EventConfig) -> str | None:
     """What is wrong with ``config`` (None: nothing)."""
     if config.games_per_pairing < 1:
         return "an event needs at least 1 game per pairing"

@@ -108,7 +108,10 @@ def _key(row: Standing, name: str) -> float:
 
 
 def _direct_encounters(
-    ranked: list[Standing], level: Callable[[Standing], tuple[float, ...]], accounts: dict[str, Tally], seed: dict[str, int]
+    ranked: list[Standing],
+    level: Callable[[Standing], tuple[float, ...]],
+    accounts: dict[str, Tally],
+    seed: dict[str, int],
 ) -> list[Standing]:
     """Within each run of bots level before the direct encounter, their points against each other."""
     result: list[Standing] = []

@@ -11,13 +11,16 @@ bottom-half pairs. An odd field adds a bye node after the last entrant. Each pos
 2. no seat imbalance past one (a bot's games in seat 1 minus games in seat 2 stays within -1..1);
 3. the bye to the lowest score possible;
 4. score groups: the least sum of squared score differences of the pairs;
-5. neighbours in the pairing order.
+5. neighbours in the pairing order, the top of the order first (a pair costs its distance in
+   the order times the number of nodes from the higher of the two down).
 
 Tiers 1 and 2 are kept outright while a pairing of the round allows it: the graph first has only
 the edges that keep them, from each entrant to the 8 nearest entrants before it and after it in
-the pairing order that it may meet so (then 16, 32, ..., all of them), and only when even the whole graph has no perfect
-matching are the other edges added, weighed down. Seats: the bot with more games in seat 2 takes seat 1 of the pairing's first
-game; on equal balance the one that sat in seat 2 last; then the higher in the pairing order.
+the pairing order that it may meet so (then 16, 32, ..., all of them), and only when even the
+whole graph has no perfect matching are the other edges added, weighed down.
+
+Seats: the bot with more games in seat 2 takes seat 1 of the pairing's first game; on equal
+balance the one that sat in seat 2 last; then the higher in the pairing order.
 """
 
 from __future__ import annotations
@@ -109,13 +112,13 @@ class _Weigher:
         self.met = {bot: set(accounts[bot].opponents) for bot in order}
         # Tier multipliers: each tier outweighs everything below it over a whole matching.
         pairs = self.nodes // 2
-        maxima = [1, 1, self.spread, self.spread**2, self.nodes]
+        maxima = [1, 1, self.spread, self.spread**2, self.nodes**2]
         self.multipliers = [1] * len(maxima)
         for tier in range(len(maxima) - 2, -1, -1):
             self.multipliers[tier] = self.multipliers[tier + 1] * (pairs * maxima[tier + 1] + 1)
 
     def edge(self, i: int, j: int) -> _Edge:
-        order_goodness = self.nodes - abs(i - j)
+        order_goodness = self.nodes**2 - abs(i - j) * (self.nodes - min(i, j))
         if j == self.bye:
             bot = self.order[i]
             return _Edge(
