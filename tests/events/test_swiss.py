@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 from arbiter.events import swiss
 from arbiter.events.model import FINISHED, Format, Game, History, Pairing, Round
-from arbiter.events.tally import tally
+from arbiter.events.tally import Tally, tally
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -205,3 +205,16 @@ def test_seat_one_goes_to_the_bot_that_had_seat_two():
 def test_default_rounds_and_the_event_config():
     assert [swiss.default_rounds(n) for n in (2, 4, 7, 16, 17, 256)] == [1, 2, 3, 4, 5, 8]
     assert config(Format.SWISS, rounds=5).rounds == 5
+
+
+def test_score_differences_come_before_closeness_in_the_order():
+    """Order A(1½) B(1) C(1) D(½) E(0) F(0), B-F, A-E and C-D having met: the pairs nearest in the
+    order would be A-B, C-E, D-F (squared differences 1 + 4 + 1, in half points); the score tier
+    takes A-C, B-D, E-F (1 + 1 + 0)."""
+    scores = {"B": 1.0, "E": 0.0, "A": 1.5, "F": 0.0, "D": 0.5, "C": 1.0}
+    met = {"B": ["F"], "F": ["B"], "E": ["A"], "A": ["E"], "D": ["C"], "C": ["D"]}
+    accounts = {bot: Tally(score=score, opponents=met[bot]) for bot, score in scores.items()}
+    order = swiss.pairing_order(list(scores), accounts)
+    assert order == ["A", "B", "C", "D", "E", "F"]
+    made = swiss.pair_round(1, order, accounts, seat_net=0)
+    assert made.pairings == (Pairing("A", "C"), Pairing("B", "D"), Pairing("E", "F"))

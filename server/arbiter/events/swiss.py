@@ -170,8 +170,12 @@ class _Weigher:
                         taken += 1
                         if taken == window:
                             break
+        # First whether everyone can be paired at all (a matching of equal weights: quick), and
+        # only then the weighed matching.
+        if 2 * len(nx.max_weight_matching(graph, maxcardinality=True, weight="none")) < self.nodes:
+            return None
         found: set[tuple[int, int]] = nx.max_weight_matching(graph, maxcardinality=True)
-        return found if 2 * len(found) == self.nodes else None
+        return found
 
 
 def pair_round(number: int, order: list[str], accounts: Mapping[str, Tally], seat_net: int) -> Round:
