@@ -10,9 +10,10 @@ bottom-half pairs. An odd field adds a bye node after the last entrant. Each pos
 1. no rematch (and no second bye for a bot);
 2. no seat imbalance past one (a bot's games in seat 1 minus games in seat 2 stays within -1..1);
 3. the bye to the lowest score possible;
-4. score groups: the least sum of squared score differences of the pairs;
-5. neighbours in the pairing order, the top of the order first (a pair costs its distance in
-   the order times the number of nodes from the higher of the two down).
+4. score groups: the least sum, over the pairs, of the squared score difference (in half points)
+   times the higher score's level (1 for the lowest score, 2 for half a point more, ...), so that
+   bots float between low score groups rather than high ones;
+5. neighbours in the pairing order: the least sum of the pairs' distances in it.
 
 Tiers 1 and 2 are kept outright while a pairing of the round allows it: the graph first has only
 the edges that keep them, from each entrant to the 8 nearest entrants before it and after it in
@@ -112,20 +113,20 @@ class _Weigher:
         self.met = {bot: set(accounts[bot].opponents) for bot in order}
         # Tier multipliers: each tier outweighs everything below it over a whole matching.
         pairs = self.nodes // 2
-        maxima = [1, 1, self.spread, self.spread**2, self.nodes**2]
+        maxima = [1, 1, self.spread, self.spread**3, self.nodes]
         self.multipliers = [1] * len(maxima)
         for tier in range(len(maxima) - 2, -1, -1):
             self.multipliers[tier] = self.multipliers[tier + 1] * (pairs * maxima[tier + 1] + 1)
 
     def edge(self, i: int, j: int) -> _Edge:
-        order_goodness = self.nodes**2 - abs(i - j) * (self.nodes - min(i, j))
+        order_goodness = self.nodes - abs(i - j)
         if j == self.bye:
             bot = self.order[i]
             return _Edge(
                 repeat=self.accounts[bot].byes > 0,
                 seat_break=False,
                 bye_goodness=self.spread - (self.doubled[i] - self.lowest),
-                score_goodness=self.spread**2,
+                score_goodness=self.spread**3,
                 order_goodness=order_goodness,
             )
         a, b = self.order[i], self.order[j]
@@ -133,9 +134,15 @@ class _Weigher:
             repeat=b in self.met[a],
             seat_break=self._seat_break(a, b),
             bye_goodness=0,
-            score_goodness=self.spread**2 - (self.doubled[i] - self.doubled[j]) ** 2,
+            score_goodness=self.spread**3 - self._score_cost(i, j),
             order_goodness=order_goodness,
         )
+
+    def _score_cost(self, i: int, j: int) -> int:
+        """The squared score difference (in half points), times the higher score's level (1 for
+        the lowest score): a pair floating between high groups costs more than one below."""
+        high = max(self.doubled[i], self.doubled[j])
+        return (self.doubled[i] - self.doubled[j]) ** 2 * (1 + high - self.lowest)
 
     def _seat_break(self, a: str, b: str) -> bool:
         low, high = sorted((self.accounts[a].seat_balance, self.accounts[b].seat_balance))
