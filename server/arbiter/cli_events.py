@@ -15,7 +15,6 @@ import click
 from arbiter_games import GAMES, OptionsError, get_game
 from arbiter_games.timecontrol import TimeControl
 
-from .cli_events_show import event_report, event_text, when
 from .cli_ladder import database_option, opened
 from .cli_text import fail, say
 from .events.model import EventConfig, EventStatus, Format
@@ -108,8 +107,12 @@ def events_add(
         raise click.UsageError(str(exc)) from exc
     with opened(database) as store:
         store.add_event(config)
-    start = f"starts {when(starts_at)}" if starts_at is not None else "starts when the host starts it"
+    start = f"starts {utc_time(starts_at)}" if starts_at is not None else "starts when the host starts it"
     say(f"event {name}: {form}, {definition.describe(options)}, {control.describe()}; {start}")
+
+
+def utc_time(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _instant(text: str | None, option: str) -> float | None:
@@ -137,7 +140,7 @@ def events_list(database: str | None) -> None:
     say(f"{'event':<20} {'format':<19} {'game':<12} {'status':<10} {'entrants':>8}  starts")
     for row, count in rows:
         config = row.config
-        starts = when(config.starts_at) if config.starts_at is not None else "when started"
+        starts = utc_time(config.starts_at) if config.starts_at is not None else "when started"
         game = get_game(config.game).describe(config.options)
         say(f"{config.name:<20} {config.format:<19} {game:<12} {row.status:<10} {count:>8}  {starts}")
 
@@ -148,6 +151,9 @@ def events_list(database: str | None) -> None:
 @database_option
 def events_show(name: str, as_json: bool, database: str | None) -> None:
     """Event NAME: status, entrants, rounds with pairings and results, standings, crosstable."""
+    # The standings' code (networkx for Swiss) is loaded by this command only.
+    from .cli_events_show import event_report, event_text
+
     with opened(database) as store:
         row = store.get_event(name)
         if row is None:

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any
 
 from arbiter_games import get_game
 
+from .cli_events import utc_time
 from .events.formats import total_rounds
 from .events.model import History, points_between
 from .events.standings import TIE_BREAKS, crosstable, standings
 from .store.events import EntryRow, EventRow
-
-
-def when(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def event_report(row: EventRow, entries: Sequence[EntryRow], history: History) -> dict[str, Any]:
@@ -120,9 +116,9 @@ def _heading(report: dict[str, Any]) -> str:
     facts.append("rated" if report["rated"] else "unrated")
     status = [f"status {report['status']}"]
     if report["starts_at"] is not None:
-        status.append(f"starts {when(report['starts_at'])}")
+        status.append(f"starts {utc_time(report['starts_at'])}")
     if report["entry_closes_at"] is not None:
-        status.append(f"entries close {when(report['entry_closes_at'])}")
+        status.append(f"entries close {utc_time(report['entry_closes_at'])}")
     if report["duration"] is not None:
         status.append(f"window {report['duration']:g} s")
     planned = report["rounds_planned"]
