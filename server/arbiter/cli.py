@@ -946,9 +946,10 @@ def _result_text(result: dict[str, Any], bots: dict[int, str]) -> str:
 
 
 def _register_store_commands() -> None:
-    from . import cli_ladder, cli_web
+    from . import cli_events, cli_ladder, cli_web
 
     cli_ladder.register(main)
+    cli_events.register(main)
     cli_web.register(main)
 
 

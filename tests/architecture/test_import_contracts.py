@@ -4,7 +4,8 @@
 - the wire: the games, protobuf and the generated code; nothing of the server;
 - the SDK: the games, the wire, grpc; nothing of the server;
 - the match: the games only (no grpc, no protobuf, no generated code, no transport);
-- the lobby, hosting, the cluster and the workers: no grpc and no protobuf.
+- the lobby, hosting, the cluster and the workers: no grpc and no protobuf;
+- the events' formats and standings: pure (the standard library's data types, networkx, the games).
 """
 
 from __future__ import annotations
@@ -59,6 +60,22 @@ def test_the_match_imports_no_grpc_no_protobuf_and_no_other_layer():
 )
 def test_lobby_and_hosting_speak_no_wire(package):
     assert violations(SERVER, package, (*WIRE_LIBS, "arbiter.transport")) == []
+
+
+#: What the event code may import: it is pure (no I/O, no clock, no logging), so the hosting calls it.
+EVENTS_MAY_IMPORT = (
+    "__future__", "collections", "dataclasses", "enum", "math", "typing", "networkx",
+    "arbiter_games", "arbiter.events",
+)  # fmt: skip
+
+
+def test_the_event_code_is_pure():
+    outside = [
+        f"{found.path.relative_to(SERVER)}:{found.line}: {found.module}"
+        for found in imports_of(SERVER, "arbiter/events")
+        if not any(found.module == name or found.module.startswith(name + ".") for name in EVENTS_MAY_IMPORT)
+    ]
+    assert outside == []
 
 
 def test_the_checker_sees_a_forbidden_import_anywhere_in_a_module(tmp_path):

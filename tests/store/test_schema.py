@@ -33,6 +33,11 @@ TABLES = {
     "cluster_seeks",
     "ladder_challenges",
     "bot_versions",
+    "events",
+    "event_entries",
+    "event_rounds",
+    "event_pairings",
+    "event_results",
 }
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Dialect,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -320,3 +321,103 @@ class BotVersionSeen(Base):
     bot: Mapped[str] = mapped_column(ForeignKey("bots.name", ondelete="CASCADE"), primary_key=True)
     version: Mapped[str] = mapped_column(String(NAME), primary_key=True)
     first_seen: Mapped[float] = mapped_column(EpochTime())
+
+
+class Event(Base):
+    """An event (a competition, migration 0007): its game, clocks, format and schedule."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        CheckConstraint("status IN ('scheduled', 'running', 'finished', 'cancelled')", name="status"),
+    )
+
+    name: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    game: Mapped[str] = mapped_column(String(SHORT))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    base: Mapped[float | None] = mapped_column(Float)
+    increment: Mapped[float] = mapped_column(Float)
+    per_decision: Mapped[float | None] = mapped_column(Float)
+    on_timeout: Mapped[str] = mapped_column(String(SHORT))
+    on_illegal: Mapped[str] = mapped_column(String(SHORT))
+    format: Mapped[str] = mapped_column(String(SHORT))
+    rounds: Mapped[int | None] = mapped_column(Integer)
+    games_per_pairing: Mapped[int] = mapped_column(Integer)
+    duplicate_pairs: Mapped[bool] = mapped_column(Boolean)
+    starts_at: Mapped[float | None] = mapped_column(EpochTime())
+    entry_closes_at: Mapped[float | None] = mapped_column(EpochTime())
+    max_entrants: Mapped[int | None] = mapped_column(Integer)
+    invite_only: Mapped[bool] = mapped_column(Boolean)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    #: An arena's window, seconds.
+    duration: Mapped[float | None] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(SHORT))
+    created_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class EventEntry(Base):
+    """A bot entered in an event (migration 0007); ``seed``: 1, 2, ... in entry order."""
+
+    __tablename__ = "event_entries"
+    __table_args__ = (UniqueConstraint("event", "seed"),)
+
+    event: Mapped[str] = mapped_column(ForeignKey("events.name", ondelete="CASCADE"), primary_key=True)
+    bot: Mapped[str] = mapped_column(ForeignKey("bots.name", ondelete="CASCADE"), primary_key=True)
+    seed: Mapped[int] = mapped_column(Integer)
+    entered_at: Mapped[float] = mapped_column(EpochTime())
+    #: Set when the bot left a running event: it keeps its results and is paired no more.
+    withdrawn_at: Mapped[float | None] = mapped_column(EpochTime())
+
+
+class EventRound(Base):
+    """A round of an event as it was made (migration 0007), with the bots that had a bye."""
+
+    __tablename__ = "event_rounds"
+
+    event: Mapped[str] = mapped_column(ForeignKey("events.name", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    byes: Mapped[list[str]] = mapped_column(JSON)
+    started_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class EventPairing(Base):
+    """A pairing of an event's round (migration 0007): board 1, 2, ... Seats are plain names."""
+
+    __tablename__ = "event_pairings"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["event", "round_number"], ["event_rounds.event", "event_rounds.number"], ondelete="CASCADE"
+        ),
+    )
+
+    event: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    round_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat_1: Mapped[str] = mapped_column(String(NAME), index=True)
+    seat_2: Mapped[str] = mapped_column(String(NAME), index=True)
+
+
+class EventResult(Base):
+    """One game's result in a pairing of an event (migration 0007): game 1, 2, ... of the board."""
+
+    __tablename__ = "event_results"
+    __table_args__ = (
+        CheckConstraint("kind IN ('played', 'no_show', 'double_no_show')", name="kind"),
+        CheckConstraint("winner_seat IN (1, 2)", name="winner_seat"),
+        ForeignKeyConstraint(
+            ["event", "round_number", "board"],
+            ["event_pairings.event", "event_pairings.round_number", "event_pairings.board"],
+            ondelete="CASCADE",
+        ),
+    )
+
+    event: Mapped[str] = mapped_column(String(NAME), primary_key=True)
+    round_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat_1: Mapped[str] = mapped_column(String(NAME))
+    seat_2: Mapped[str] = mapped_column(String(NAME))
+    winner_seat: Mapped[int | None] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(SHORT))
+    #: The match played (None for a no-show).
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"))
+    recorded_at: Mapped[float] = mapped_column(EpochTime())

@@ -25,6 +25,7 @@ from arbiter.sessions.auth import hash_token, new_token
 from . import convert, migrate
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
+from .events import EventStore
 from .rows import (
     BotCredential,
     BotResult,
@@ -64,7 +65,7 @@ SEQUENCE_LOCK = 0x41524249
 CREDENTIALS_PER_QUERY = 500
 
 
-class SqlStore:
+class SqlStore(EventStore):
     """The durable store at a SQLAlchemy URL (``sqlite:///FILE`` or ``postgresql://...``)."""
 
     def __init__(self, url: str, clock: Callable[[], float] = time.time, create: bool = True) -> None:
@@ -166,6 +167,12 @@ class SqlStore:
             if played:
                 raise StoreError(
                     f"bot {name!r} has played {played} match(es) and stays in their records: "
+                    f"disable it instead (arbiter bots disable {name})"
+                )
+            paired = self._paired_in(session, name)
+            if paired:
+                raise StoreError(
+                    f"bot {name!r} was paired in event {paired[0]!r} and stays in its records: "
                     f"disable it instead (arbiter bots disable {name})"
                 )
             _delete_referring(session, "bots", name)
