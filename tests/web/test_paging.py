@@ -250,6 +250,16 @@ def test_the_head_to_head_table_is_paged(store, client, monkeypatch):
     assert rows == sorted(rows, key=lambda row: (-row["games"], row["opponent"]))
     html = client.get("/bots/star").text
     assert 'class="more-opponents" href="?opponents_from=3"' in html
+    # Each list's links keep the other's place.
+    assert (
+        'class="more-opponents" href="?opponents_from=3&amp;before=20"'
+        in client.get("/bots/star?before=20").text
+    )
+    older = re.search(
+        r'class="older" href="\?before=\d+&amp;opponents_from=3"',
+        client.get("/bots/star?opponents_from=3").text,
+    )
+    assert older is not None
 
 
 def test_the_page_shows_every_versions_results(store, client):

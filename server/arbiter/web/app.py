@@ -166,7 +166,8 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         request: Request, name: str, before: int | None = before_query, opponents_from: int = opponents_query
     ) -> HTMLResponse:
         page = bot_page(name, before, pages.RECENT, opponents_from)
-        return html(request, "bot.html", page=page, before=before, chart=rating_chart(page.history))
+        chart = rating_chart(page.history)
+        return html(request, "bot.html", page=page, before=before, opponents_from=opponents_from, chart=chart)
 
     @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     def match(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:
