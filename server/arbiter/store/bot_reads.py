@@ -12,7 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, Select, func, literal, select, true, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    Select,
+    any_,
+    cast,
+    func,
+    literal,
+    null,
+    select,
+    true,
+    union_all,
+)
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session, defer
 
 from . import convert
@@ -77,49 +90,45 @@ def _seat(seat: int) -> tuple[Any, Any, Any]:
 
 
 def summary(session: Session, bot: str, max_points: int = MAX_POINTS) -> BotSummary:
-    """Counts of ``bot``'s ended matches, grouped in SQL (one query per seat, an index-only scan
-    of ``ix_matches_seat_N_results`` in its order), and its rating history (``history``). A
+    """Counts of ``bot``'s ended matches, grouped in SQL (per seat an index-only scan of
+    ``ix_matches_seat_N_results`` in its order; both in one query), and its rating history
+    (``history``). A
     match a bot played against itself counts once from each seat, as a win and a loss (or two
     draws)."""
     versions: dict[tuple[str | None, str], list[int]] = {}
     opponents: dict[str, list[int]] = {}
     failures: dict[str, int] = {}
     rated_counts: dict[tuple[str | None, str], int] = {}
+    grouped = []
     for seat in (1, 2):
         own, version, opponent = _seat(seat)
         keys = (own, Match.ladder, version, opponent, Match.status, Match.winner_seat, Match.faulty_seat,
                 Match.termination, Match.rated)  # fmt: skip
-        query = select(*keys, func.count()).where(own == bot, Match.status != RUNNING).group_by(*keys)
-        for (
-            _,
-            ladder,
-            played,
-            other,
-            status,
-            winner,
-            faulty,
-            termination,
-            rated,
-            count,
-        ) in session.connection().execute(query):
-            series = (ladder, played)
-            if status == ABORTED:
-                outcome = ABORT
-            else:
-                outcome = DRAW if winner is None else WIN if winner == seat else LOSS
-                if faulty == seat:
-                    kind = termination or "unknown"
-                    failures[kind] = failures.get(kind, 0) + count
-                if rated:
-                    rated_counts[series] = rated_counts.get(series, 0) + count
-            tally = versions.get(series)
-            if tally is None:
-                tally = versions[series] = [0, 0, 0, 0]
-            tally[outcome] += count
-            tally = opponents.get(other)
-            if tally is None:
-                tally = opponents[other] = [0, 0, 0, 0]
-            tally[outcome] += count
+        grouped.append(
+            select(literal(seat, Integer), *keys[1:], func.count())
+            .where(own == bot, Match.status != RUNNING)
+            .group_by(*keys)
+        )
+    rows = session.connection().execute(union_all(*grouped))
+    for seat, ladder, played, other, status, winner, faulty, termination, rated, count in rows:
+        series = (ladder, played)
+        if status == ABORTED:
+            outcome = ABORT
+        else:
+            outcome = DRAW if winner is None else WIN if winner == seat else LOSS
+            if faulty == seat:
+                kind = termination or "unknown"
+                failures[kind] = failures.get(kind, 0) + count
+            if rated:
+                rated_counts[series] = rated_counts.get(series, 0) + count
+        tally = versions.get(series)
+        if tally is None:
+            tally = versions[series] = [0, 0, 0, 0]
+        tally[outcome] += count
+        tally = opponents.get(other)
+        if tally is None:
+            tally = opponents[other] = [0, 0, 0, 0]
+        tally[outcome] += count
     total = [sum(tally[i] for tally in versions.values()) for i in range(4)]
     return BotSummary(
         versions={key: Counts.of(tally) for key, tally in versions.items()},
@@ -181,31 +190,43 @@ def _rated(seat: int, bot: str, ladder: str | None, version: str) -> tuple[Colum
     return own == bot, on_ladder, own_version == version, Match.rated == true(), Match.status == FINISHED
 
 
-def _series(
-    session: Session, bot: str, ladder: str | None, version: str, count: int, budget: int
-) -> list[int]:
-    """The finishing order of at most ``budget`` of ``bot``'s ``count`` rated matches as one
-    (ladder, version): every one if there are no more, else the last of each of ``budget`` equal
-    stretches between its first and its last (each found by one index seek per seat)."""
-    every = [select(Match.sequence).where(*_rated(seat, bot, ladder, version)) for seat in (1, 2)]
-    if count <= budget:  # no more matches than points: all of them
-        return [int(sequence or 0) for sequence in session.connection().execute(union_all(*every)).scalars()]
-    ends = [  # the first and the last, from each seat
+def _ends(session: Session, bot: str, series: list[tuple[str | None, str]]) -> list[tuple[int, int] | None]:
+    """The first and the last finishing order of ``bot``'s rated matches as each (ladder,
+    version) of ``series`` (None: none), from both seats: index seeks, all in one query."""
+    if not series:
+        return []
+    ends = [
         select(end(Match.sequence)).where(*_rated(seat, bot, ladder, version)).scalar_subquery()
+        for ladder, version in series
         for end in (func.min, func.max)
         for seat in (1, 2)
     ]
-    found_ends = session.connection().execute(select(*ends)).one()
-    firsts = [int(end) for end in found_ends[:2] if end is not None]
-    lasts = [int(end) for end in found_ends[2:] if end is not None]
-    if not firsts:
-        return []
-    first, last = min(firsts), max(lasts)
+    found = session.connection().execute(select(*ends)).one()
+    out: list[tuple[int, int] | None] = []
+    for i in range(len(series)):
+        firsts = [int(end) for end in found[4 * i : 4 * i + 2] if end is not None]
+        lasts = [int(end) for end in found[4 * i + 2 : 4 * i + 4] if end is not None]
+        out.append((min(firsts), max(lasts)) if firsts else None)
+    return out
+
+
+def _picks(
+    number: int, bot: str, ladder: str | None, version: str, ends: tuple[int, int], every: bool, budget: int
+) -> list[Any]:
+    """Rows (``number``, sequence from seat 1, from seat 2) of the rated matches to show as one
+    (ladder, version): with ``every``, all of them; else the last of each of ``budget`` equal
+    stretches between its first and its last match (stretch k: the sequences s with
+    (s - first) * budget // span == k), each found by an index seek per seat."""
+    tag = literal(number, Integer)
+    if every:
+        none = cast(null(), Integer)
+        return [
+            select(tag, Match.sequence, none).where(*_rated(1, bot, ladder, version)),
+            select(tag, none, Match.sequence).where(*_rated(2, bot, ladder, version)),
+        ]
+    first, last = ends
     span = last - first + 1
-    if span <= budget:  # (a bot against itself counts twice)
-        return [int(sequence or 0) for sequence in session.connection().execute(union_all(*every)).scalars()]
-    # Stretch k holds the sequences s with (s - first) * budget // span == k.
-    steps = select(literal(0, Integer).label("k")).cte("steps", recursive=True)
+    steps = select(literal(0, Integer).label("k")).cte(f"steps_{number}", recursive=True)
     steps = steps.union_all(select((steps.c.k + 1).label("k")).where(steps.c.k < budget - 1))
     low = first + (steps.c.k * span + budget - 1) // budget
     high = first + ((steps.c.k + 1) * span + budget - 1) // budget
@@ -215,25 +236,37 @@ def _series(
         .scalar_subquery()
         for seat in (1, 2)
     ]
-    found = session.connection().execute(select(*lasts_in).select_from(steps))
-    return [max(int(one or 0), int(two or 0)) for one, two in found if one is not None or two is not None]
+    return [select(tag, *lasts_in).select_from(steps)]
 
 
 def history(
     session: Session, bot: str, counts: dict[tuple[str | None, str], int], max_points: int
 ) -> list[RatingPoint]:
     """``bot``'s rating after its rated matches (``counts``: how many per ladder and version),
-    in finishing order, at most ``max_points`` points.
+    in finishing order, at most ``max_points`` points, in three queries whatever their number.
 
     Each (ladder, version) gets a share of the points as large as its share of the matches (at
     least one while points remain); a series with more matches than its share is cut into that
     many equal stretches of finishing order and shows the last match of each (so its last point
     is the current rating)."""
     ordered = dict(sorted(counts.items(), key=lambda item: (item[0][0] or "", item[0][1])))
+    budgets = _budgets(ordered, sum(counts.values()), max_points)
+    cut = [key for key, budget in budgets.items() if counts[key] > budget]
+    ends = dict(zip(cut, _ends(session, bot, cut), strict=True))
+    parts: list[Any] = []
+    keys = list(budgets)
+    for number, (ladder, version) in enumerate(keys):
+        budget = budgets[(ladder, version)]
+        found = ends.get((ladder, version))
+        # Every match when there are no more than points (a bot against itself counts twice).
+        every = (ladder, version) not in ends or (found is not None and found[1] - found[0] + 1 <= budget)
+        if found is not None or every:
+            parts += _picks(number, bot, ladder, version, found or (0, 0), every, budget)
     chosen: set[tuple[int, str]] = set()
-    for (ladder, version), budget in _budgets(ordered, sum(counts.values()), max_points).items():
-        picked = _series(session, bot, ladder, version, counts[(ladder, version)], budget)
-        chosen.update((sequence, version) for sequence in picked)
+    if parts:
+        for number, one, two in session.connection().execute(union_all(*parts)):
+            if one is not None or two is not None:
+                chosen.add((max(int(one or 0), int(two or 0)), keys[number][1]))
     return _points(session, bot, chosen)
 
 
@@ -250,6 +283,15 @@ def _budgets(counts: dict[tuple[str | None, str], int], total: int, limit: int) 
     return {key: share for key, share in shares.items() if share > 0}
 
 
+def _one_of(session: Session, column: Any, values: list[int]) -> ColumnElement[bool]:
+    """``column IN values``: on PostgreSQL one array parameter (``= ANY``), not one per value."""
+    if session.get_bind().dialect.name == "postgresql":
+        found: ColumnElement[bool] = column == any_(literal(values, postgresql.ARRAY(Integer)))
+        return found
+    within: ColumnElement[bool] = column.in_(values)
+    return within
+
+
 def _points(session: Session, bot: str, chosen: set[tuple[int, str]]) -> list[RatingPoint]:
     """The points of ``chosen`` (sequence, version): one each, so never more than were chosen."""
     wanted = sorted({sequence for sequence, _ in chosen})
@@ -263,7 +305,7 @@ def _points(session: Session, bot: str, chosen: set[tuple[int, str]]) -> list[Ra
             update.seat_2_bot, update.seat_2_version, update.seat_2_mu_after, update.seat_2_sigma_after,
         )
         .join(Match, Match.id == update.match_id)
-        .where(Match.sequence.in_(wanted))
+        .where(_one_of(session, Match.sequence, wanted))
         .order_by(Match.sequence)
     )  # fmt: skip
     points: list[RatingPoint] = []
