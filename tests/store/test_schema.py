@@ -151,5 +151,36 @@ def test_the_distribution_ships_the_migrations(tmp_path):
         "versions/0001_initial.py",
         "versions/0002_web_indexes.py",
         "versions/0003_cluster.py",
+        "versions/0008_bot_page_indexes.py",
     ):
         assert f"arbiter/store/migrations/{name}" in names
+
+
+def _seat_indexes(url: str) -> set[str]:
+    engine = _engine(url)
+    names = {index["name"] for index in inspect(engine).get_indexes("matches")}
+    engine.dispose()
+    return {name for name in names if name and name.startswith("ix_matches_seat_")}
+
+
+def test_migration_0008_replaces_the_single_seat_indexes_and_goes_back(store_url):
+    from alembic import command
+    from arbiter.store.migrate import alembic_config
+
+    engine = _engine(store_url)
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), "0007")
+    engine.dispose()
+    assert _seat_indexes(store_url) == {"ix_matches_seat_1_bot", "ix_matches_seat_2_bot"}
+    store = SqlStore(store_url)
+    store.upgrade()  # 0007 -> head
+    store.close()
+    new = {
+        f"ix_matches_seat_{seat}_{kind}" for seat in (1, 2) for kind in ("bot_sequence", "results", "rated")
+    }
+    assert _seat_indexes(store_url) == new
+    engine = _engine(store_url)
+    with engine.begin() as connection:
+        command.downgrade(alembic_config(connection), "0007")
+    engine.dispose()
+    assert _seat_indexes(store_url) == {"ix_matches_seat_1_bot", "ix_matches_seat_2_bot"}

@@ -173,18 +173,6 @@ class RatingPoint:
     sigma: float
 
 
-@dataclass(frozen=True)
-class BotResult:
-    """One ended match from one seat's side. ``outcome``: win, loss, draw or aborted."""
-
-    match_id: str
-    ladder: str | None
-    opponent: str
-    outcome: str
-    termination: str | None
-    own_fault: bool
-
-
 @dataclass
 class LadderFacts:
     """What the standings show: the ratings (best first), versions, last games, failures, pauses."""

@@ -44,6 +44,11 @@ NAME = 64  # bot, ladder and version names, match ids
 SHORT = 32  # games, statuses, policies, terminations
 OWNER = 200  # who runs a bot (free text)
 DESCRIPTION = 500  # what a ladder is for (free text)
+#: After a seat's bot, the columns of its results index (migration 0008).
+RESULTS_1 = ("ladder", "seat_1_version", "seat_2_bot", "status", "winner_seat", "faulty_seat",
+             "termination", "rated")  # fmt: skip
+RESULTS_2 = ("ladder", "seat_2_version", "seat_1_bot", "status", "winner_seat", "faulty_seat",
+             "termination", "rated")  # fmt: skip
 
 
 class EpochTime(TypeDecorator[float]):
@@ -118,15 +123,28 @@ class Match(Base):
         Index(None, "ladder", "seat_1_bot", "seat_1_version", "ended_at"),
         Index(None, "ladder", "seat_2_bot", "seat_2_version", "ended_at"),
         Index(None, "ladder", "faulty_seat"),
+        # A bot's page (migration 0008), from each seat: its matches by finishing order; every
+        # column its counts read, in their grouping order; its rated matches per ladder and
+        # version by finishing order (the rating history's stretches).
+        Index(None, "seat_1_bot", "sequence"),
+        Index(None, "seat_2_bot", "sequence"),
+        Index("ix_matches_seat_1_results", "seat_1_bot", *RESULTS_1),
+        Index("ix_matches_seat_2_results", "seat_2_bot", *RESULTS_2),
+        Index(
+            "ix_matches_seat_1_rated", "seat_1_bot", "ladder", "seat_1_version", "rated", "status", "sequence"
+        ),
+        Index(
+            "ix_matches_seat_2_rated", "seat_2_bot", "ladder", "seat_2_version", "rated", "status", "sequence"
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(NAME), primary_key=True)
     ladder: Mapped[str | None] = mapped_column(ForeignKey("ladders.name"))
     game: Mapped[str] = mapped_column(String(SHORT))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    seat_1_bot: Mapped[str] = mapped_column(String(NAME), index=True)
+    seat_1_bot: Mapped[str] = mapped_column(String(NAME))
     seat_1_version: Mapped[str] = mapped_column(String(NAME))
-    seat_2_bot: Mapped[str] = mapped_column(String(NAME), index=True)
+    seat_2_bot: Mapped[str] = mapped_column(String(NAME))
     seat_2_version: Mapped[str] = mapped_column(String(NAME))
     seed: Mapped[str] = mapped_column(String(200))
     seed_commitment: Mapped[str] = mapped_column(String(200))

@@ -22,13 +22,12 @@ from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Terminat
 from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
-from . import convert, migrate
+from . import bot_reads, convert, migrate
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
 from .events import EventStore
 from .rows import (
     BotCredential,
-    BotResult,
     BotRow,
     FencedWrite,
     LadderFacts,
@@ -36,7 +35,6 @@ from .rows import (
     MatchRow,
     MatchStart,
     MoveRow,
-    RatingPoint,
     RatingRow,
     RatingTally,
     RatingUpdate,
@@ -57,7 +55,6 @@ from .schema import (
     Move,
     Rating,
 )
-from .schema import RatingUpdate as RatingUpdateModel
 
 #: PostgreSQL advisory lock that serialises the numbering of finished matches.
 SEQUENCE_LOCK = 0x41524249
@@ -664,58 +661,16 @@ class SqlStore(EventStore):
         with self._read() as session:
             return [convert.rating_row(row) for row in session.scalars(query)]
 
-    def rating_history(self, bot: str) -> list[RatingPoint]:
-        """What every rated match did to ``bot``'s rating, in the order the matches finished."""
-        query = (
-            select(RatingUpdateModel, Match.ended_at, Match.sequence)
-            .join(Match, Match.id == RatingUpdateModel.match_id)
-            .where(or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot))
-            .order_by(Match.sequence)
-        )
-        points: list[RatingPoint] = []
+    def bot_summary(self, bot: str, max_points: int = bot_reads.MAX_POINTS) -> bot_reads.BotSummary:
+        """``bot``'s ended matches counted per (ladder, version), per opponent, its failures, and
+        its rating history downsampled to at most ``max_points`` points (``bot_reads.summary``)."""
         with self._read() as session:
-            for update, ended_at, sequence in session.execute(query):
-                for seat in (1, 2):
-                    if getattr(update, f"seat_{seat}_bot") != bot:
-                        continue
-                    points.append(
-                        RatingPoint(
-                            ladder=update.ladder,
-                            version=getattr(update, f"seat_{seat}_version"),
-                            match_id=update.match_id,
-                            sequence=int(sequence or 0),
-                            ended_at=float(ended_at or 0.0),
-                            mu=getattr(update, f"seat_{seat}_mu_after"),
-                            sigma=getattr(update, f"seat_{seat}_sigma_after"),
-                        )
-                    )
-        return points
+            return bot_reads.summary(session, bot, max_points)
 
-    def results_of_bot(self, bot: str) -> list[BotResult]:
-        """Every ended match of ``bot``, from its side (for head-to-head tables and failure counts)."""
-        columns = (
-            Match.id, Match.ladder, Match.seat_1_bot, Match.seat_2_bot, Match.winner_seat,
-            Match.faulty_seat, Match.termination, Match.status,
-        )  # fmt: skip
-        query = select(*columns).where(
-            or_(Match.seat_1_bot == bot, Match.seat_2_bot == bot), Match.status != RUNNING
-        )
-        out: list[BotResult] = []
+    def bot_matches(self, bot: str, before: int | None = None, limit: int = 30) -> bot_reads.MatchPage:
+        """A page of ``bot``'s matches (``bot_reads.matches``): keyset paging on finishing order."""
         with self._read() as session:
-            for match_id, ladder, bot_1, bot_2, winner, faulty, termination, status in session.execute(query):
-                seats_of_bot = [seat for seat, name in ((1, bot_1), (2, bot_2)) if name == bot]
-                for seat in seats_of_bot:
-                    out.append(
-                        BotResult(
-                            match_id=match_id,
-                            ladder=ladder,
-                            opponent=bot_2 if seat == 1 else bot_1,
-                            outcome=_outcome_for(seat, winner, status),
-                            termination=termination,
-                            own_fault=faulty == seat,
-                        )
-                    )
-        return out
+            return bot_reads.matches(session, bot, before, limit)
 
     def ladder_facts(self, ladder: str) -> LadderFacts:
         """The ratings of ``ladder`` (as ``ratings`` gives them) and what the standings add: each
@@ -858,11 +813,3 @@ def _epoch(value: Any) -> float | None:
             value = value.replace(tzinfo=UTC)
         return float(value.timestamp())
     raise TypeError(f"not a time: {value!r}")
-
-
-def _outcome_for(seat: int, winner: int | None, status: str) -> str:
-    if status == ABORTED:
-        return "aborted"
-    if winner is None:
-        return "draw"
-    return "win" if winner == seat else "loss"

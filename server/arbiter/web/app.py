@@ -169,13 +169,25 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             raise not_found(f"ladder {name!r}")
         return page
 
-    @app.get("/api/bots/{name}", response_model=BotPage, responses=errors, tags=["api"])
-    def api_bot(name: str) -> BotPage:
-        """A bot: ratings, rating history, recent matches, head-to-head, failures, connection."""
-        page = pages.bot_page(store, name, connected)
+    def bot_page(name: str, before: int | None, limit: int, opponents_from: int) -> BotPage:
+        page = pages.bot_page(store, name, connected, before, limit, opponents_from)
         if page is None:
             raise not_found(f"bot {name!r}")
         return page
+
+    before_query = Query(default=None, ge=1, description="matches that ended before this one (a `next`)")
+    opponents_query = Query(default=0, ge=0, description="the head-to-head table from this row")
+
+    @app.get("/api/bots/{name}", response_model=BotPage, responses=errors, tags=["api"])
+    def api_bot(
+        name: str,
+        before: int | None = before_query,
+        limit: int = Query(default=pages.RECENT, ge=1, le=pages.MATCHES_MAX),
+        opponents_from: int = opponents_query,
+    ) -> BotPage:
+        """A bot: ratings, results per version, rating history (at most 500 points), a page of
+        its matches, a page of its head-to-head table, failures, connection."""
+        return bot_page(name, before, limit, opponents_from)
 
     @app.get("/api/matches", response_model=list[MatchSummary], tags=["api"])
     def api_matches(
@@ -262,12 +274,12 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         return html(request, "whole_history.html", page=page)
 
     @app.get("/bots/{name}", response_class=HTMLResponse, include_in_schema=False)
-    def bot(request: Request, name: str) -> HTMLResponse:
-        page = pages.bot_page(store, name, connected)
-        if page is None:
-            raise not_found(f"bot {name!r}")
-        points = store.rating_history(name)
-        return html(request, "bot.html", page=page, chart=rating_chart(points))
+    def bot(
+        request: Request, name: str, before: int | None = before_query, opponents_from: int = opponents_query
+    ) -> HTMLResponse:
+        page = bot_page(name, before, pages.RECENT, opponents_from)
+        chart = rating_chart(page.history)
+        return html(request, "bot.html", page=page, before=before, opponents_from=opponents_from, chart=chart)
 
     @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     def match(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:

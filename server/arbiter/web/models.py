@@ -134,13 +134,25 @@ class HistoryPoint(BaseModel):
     sigma: float
 
 
-class HeadToHead(BaseModel):
-    opponent: str
+class Results(BaseModel):
+    """Ended matches by outcome; aborted ones are not games."""
+
     games: int
     wins: int
     losses: int
     draws: int
     aborted: int
+
+
+class VersionResults(Results):
+    """A bot's results as one version on one ladder (None: casual matches), rated or not."""
+
+    ladder: str | None
+    version: str
+
+
+class HeadToHead(Results):
+    opponent: str
 
 
 class BotPage(BaseModel):
@@ -149,9 +161,24 @@ class BotPage(BaseModel):
     #: Whether the bot has a session with the arbiter now (None: not known to a separate web process).
     connected: bool | None
     ratings: list[RatingOut]
+    #: Its results per ladder and version (every version it played), and in all.
+    results: list[VersionResults]
+    totals: Results
+    #: Its rating after its rated matches, at most 500 points (downsampled for a longer history).
     history: list[HistoryPoint]
-    recent: list[MatchSummary]
+    #: How many rated matches the history has in all.
+    history_total: int
+    #: A page of its matches: the running ones first (first page only), then the ended ones, the
+    #: last to end first.
+    matches: list[MatchSummary]
+    #: The ``before`` of the next (older) page of matches; None: this is the last page.
+    next: int | None
+    #: A page of the head-to-head table (most games first), from ``opponents_from``.
     head_to_head: list[HeadToHead]
+    #: How many opponents the head-to-head table has in all.
+    opponents: int
+    #: The ``opponents_from`` of the next page of the head-to-head table; None: the last page.
+    next_opponents: int | None
     #: Its own failed matches, by termination.
     failures: dict[str, int]
     paused: dict[str, str]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arbiter_games import get_game
@@ -36,7 +36,9 @@ from .models import (
     MatchSummary,
     MoveOut,
     RatingOut,
+    Results,
     Standing,
+    VersionResults,
     WholeHistoryPage,
     WholeHistoryRow,
 )
@@ -45,7 +47,11 @@ from .svg import board_svg
 TOP = 5
 #: What a running match's move list shows for an action whose text would tell a hidden value.
 HIDDEN = "(hidden)"
+#: Matches per page of a bot's matches (the API's ``limit``: default and most), opponents per page
+#: of its head-to-head table.
 RECENT = 30
+MATCHES_MAX = 100
+HEAD_TO_HEAD = 100
 
 
 def standings(store: SqlStore, ladder: str) -> list[Standing]:
@@ -192,36 +198,37 @@ def rating_out(row: RatingRow) -> RatingOut:
     )
 
 
-def bot_page(store: SqlStore, name: str, connected: Callable[[str], bool] | None) -> BotPage | None:
+def bot_page(
+    store: SqlStore,
+    name: str,
+    connected: Callable[[str], bool] | None,
+    before: int | None = None,
+    limit: int = RECENT,
+    opponents_from: int = 0,
+) -> BotPage | None:
+    """A bot's page: every list bounded (a page of matches from ``before``, a page of
+    ``HEAD_TO_HEAD`` opponents from ``opponents_from``, at most 500 points of history), every
+    count made in SQL; None for a name that is neither registered nor in a match."""
     registered = store.bot_row(name) is not None
-    recent = store.match_rows(bot=name, limit=RECENT)
-    if not registered and not recent:
+    listed = store.bot_matches(name, before, limit)
+    counted = store.bot_summary(name)
+    if not registered and not listed.rows and not counted.total.games + counted.total.aborted:
         return None
-    table: dict[str, HeadToHead] = {}
-    failures: dict[str, int] = {}
-    for result in store.results_of_bot(name):
-        row = table.setdefault(
-            result.opponent,
-            HeadToHead(opponent=result.opponent, games=0, wins=0, losses=0, draws=0, aborted=0),
-        )
-        if result.outcome == "aborted":
-            row.aborted += 1
-        else:
-            row.games += 1
-            if result.outcome == "win":
-                row.wins += 1
-            elif result.outcome == "loss":
-                row.losses += 1
-            else:
-                row.draws += 1
-        if result.own_fault and result.outcome != "aborted":
-            kind = result.termination or "unknown"
-            failures[kind] = failures.get(kind, 0) + 1
+    opponents = sorted(counted.opponents.items(), key=lambda item: (-item[1].games, item[0]))
+    shown = opponents[opponents_from : opponents_from + HEAD_TO_HEAD]
+    more = opponents_from + HEAD_TO_HEAD < len(opponents)
     return BotPage(
         name=name,
         registered=registered,
         connected=None if connected is None else connected(name),
         ratings=[rating_out(row) for row in store.ratings_of_bot(name)],
+        results=[
+            VersionResults(ladder=ladder, version=version, **asdict(counts))
+            for (ladder, version), counts in sorted(
+                counted.versions.items(), key=lambda item: (item[0][0] or "", item[0][1])
+            )
+        ],
+        totals=Results(**asdict(counted.total)),
         history=[
             HistoryPoint(
                 ladder=p.ladder,
@@ -232,11 +239,15 @@ def bot_page(store: SqlStore, name: str, connected: Callable[[str], bool] | None
                 mu=p.mu,
                 sigma=p.sigma,
             )
-            for p in store.rating_history(name)
+            for p in counted.history
         ],
-        recent=match_summaries(store, recent),
-        head_to_head=sorted(table.values(), key=lambda row: (-row.games, row.opponent)),
-        failures=failures,
+        history_total=counted.rated,
+        matches=match_summaries(store, listed.rows),
+        next=listed.next,
+        head_to_head=[HeadToHead(opponent=other, **asdict(counts)) for other, counts in shown],
+        opponents=len(opponents),
+        next_opponents=opponents_from + HEAD_TO_HEAD if more else None,
+        failures=counted.failures,
         paused=store.pauses_of(name) if registered else {},
     )
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Protocol
 
 from arbiter_games.flank_game import FlankPublicView
 from arbiter_games.hexflank import geometry
 from arbiter_games.surge_game import SurgePublicView
-
-from ..store.rows import RatingPoint
 
 HEX = 24.0  # a hex cell's radius, px
 SQUARE = 44.0  # a Surge square's side, px
@@ -179,11 +178,24 @@ def surge_svg(view: SurgePublicView, revealed: Mapping[str, int]) -> str:
     return "".join(parts)
 
 
-def rating_chart(points: Sequence[RatingPoint], width: int = 640, height: int = 220) -> str:
-    """A line per (ladder, version): ``mu`` after each rated match, with a ±sigma band."""
+class ChartPoint(Protocol):
+    """A bot version's rating after a rated match (``HistoryPoint``, ``RatingPoint``)."""
+
+    @property
+    def ladder(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+
+
+def rating_chart(points: Sequence[ChartPoint], width: int = 640, height: int = 220) -> str:
+    """A line per (ladder, version): ``mu`` after each rated match given, with a ±sigma band."""
     if not points:
         return '<p class="empty">No rated matches yet.</p>'
-    series: dict[tuple[str, str], list[RatingPoint]] = {}
+    series: dict[tuple[str, str], list[ChartPoint]] = {}
     for point in points:
         series.setdefault((point.ladder, point.version), []).append(point)
     lows = [p.mu - p.sigma for p in points]
