@@ -122,10 +122,17 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
             "clocks",
             "auto",
             "view",
+            "status",
+            "revealed",
             "svg",
             "over",
         }
         hidden = hidden_values(state)
+        # A move told by this frame (Surge: once its round's stones are face up) names no stone
+        # that is still face-down, and says what the record says.
+        for ply, text in frame["revealed"].items():
+            assert text == record["actions"][int(ply) - 1]["action"]
+            assert "@" not in text or text.split("@")[1] not in hidden
         hidden_seen += len(hidden)
         check_frame_svg(frame["svg"], hidden)
         # The action's text would tell the value (7@c2): it is not sent while the match runs.
@@ -138,7 +145,12 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
     for step, html in pages:
         board = html.split('<div id="board"', 1)[1].split("</svg>", 1)[0]
         check_frame_svg(board, hidden_values(states[step]))
-        assert not [f"{v}@{sq}" for sq, v in hidden_values(states[step]).items() if f"{v}@{sq}" in html]
+        # A face-down stone's text appears only as told moves of earlier rounds that were the
+        # same value on the same square (told once their round was face up), never for itself.
+        played = [entry["action"] for entry in record["actions"][:step]]
+        for sq, v in hidden_values(states[step]).items():
+            text = f"{v}@{sq}"
+            assert html.count(f">{text}<") <= played.count(text) - 1, text
         # The page lists the moves played so far, and no later one.
         assert f'data-ply="{step + 1}"' not in html
     # The API, while the match runs: public views only, no action's text.
@@ -150,5 +162,16 @@ def test_a_live_surge_match_never_shows_a_face_down_value_before_its_reveal(site
         assert frame["view"] == json.loads(json.dumps(dataclasses.asdict(cast(Any, game.public_view(state)))))
         assert frame["action"] is None
     for answer in api:
-        assert {move["action"] for move in answer["moves"]} <= {"(hidden)"}
+        # A move reads "(hidden)" until its round's stones are face up, then what it was.
+        shown_up_to = max(frame["ply"] for frame in answer["frames"])
+        still_hidden = hidden_values(states[shown_up_to])
+        texts = [entry["action"] for entry in record["actions"]]
+        for move in answer["moves"]:
+            if move["action"] != "(hidden)":
+                assert move["action"] == texts[move["ply"] - 1]
+        # The move that put each still face-down stone (the last placement on its square) is hidden.
+        by_ply = {move["ply"]: move["action"] for move in answer["moves"]}
+        for square in still_hidden:
+            placed = max(p for p in range(1, shown_up_to + 1) if texts[p - 1].endswith(f"@{square}"))
+            assert by_ply.get(placed, "(hidden)") == "(hidden)", (placed, square)
         assert answer["record_url"] is None

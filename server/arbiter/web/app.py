@@ -104,6 +104,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     templates.env.filters["seconds"] = _seconds
     templates.env.globals["standings_rows"] = fragments.standings_rows
     templates.env.globals["notice"] = notice
+    templates.env.globals["status_of"] = pages.shown_status
     templates.env.globals["schema_type"] = _schema_type
     cache = pages.ReplayCache()
     app.state.store = store

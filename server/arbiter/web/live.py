@@ -32,6 +32,7 @@ from arbiter_games import GameDef, get_game
 
 from ..match.events import ActionApplied, MatchEnded, MatchEvent, MatchStarted
 from ..security.connections import MAX_SPECTATORS, MAX_SPECTATORS_PER_ADDRESS
+from .status import board_status
 from .svg import board_svg
 
 #: Seconds an ended match stays in the hub (its page switches to the stored replay meanwhile).
@@ -75,6 +76,9 @@ class Frame:
     auto: str | None
     public: object
     over: bool = False
+    #: Earlier moves whose text the rules have just made public, by ply (Surge: the moves of a
+    #: round, once its stones are turned face up); their frames left the text out.
+    revealed: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def view(self) -> dict[str, Any]:
@@ -94,6 +98,8 @@ class Frame:
             "clocks": dict(self.clocks),
             "auto": self.auto,
             "view": dict(self.view),
+            "status": board_status(self.view),
+            "revealed": {str(ply): text for ply, text in self.revealed.items()},
             "svg": self.svg,
             "over": self.over,
         }
@@ -128,6 +134,8 @@ class LiveMatch:
     ended_at: float | None = None
     #: How many frames spectators have been shown.
     shown: int = 0
+    #: Moves whose text a frame left out (hidden information), until the rules reveal them.
+    withheld: dict[int, str] = field(default_factory=dict)
 
     def visible(self) -> list[Frame]:
         return self.frames[: self.shown]
@@ -219,6 +227,13 @@ class LiveHub:
         game = get_game(match.game)
         ply = match.frames[-1].ply + 1 if match.frames else _ply_of(game, state)
         frame = self._frame(match_id, game, ply, seat, action, charged, clocks, auto, state)
+        if frame.action is None and action:
+            match.withheld[ply] = action
+        if match.withheld and _round_ended(match, frame):
+            # Surge: the round's stones are face up now (the rules reveal them right after its
+            # second placement), so its moves' texts are public: this frame tells them.
+            frame = dataclasses.replace(frame, revealed=dict(match.withheld))
+            match.withheld.clear()
         if game.outcome(state) is not None:  # the move that ended the game: its final frame
             frame = dataclasses.replace(frame, over=True)
         self._add(match, frame)
@@ -337,6 +352,14 @@ class LiveHub:
             self.per_address[address] = left
         else:
             self.per_address.pop(address, None)
+
+
+def _round_ended(match: LiveMatch, frame: Frame) -> bool:
+    """Whether ``frame`` is the first of a new round (its public view counts one more round
+    played than the frame before): the moves withheld so far are public from it on."""
+    played = getattr(frame.public, "rounds_played", None)
+    before = getattr(match.frames[-1].public, "rounds_played", None) if match.frames else None
+    return played is not None and before is not None and played > before
 
 
 @functools.lru_cache(maxsize=512)

@@ -204,6 +204,12 @@ class LiveFrame(BaseModel):
     clocks: dict[str, float | None]
     auto: str | None
     view: dict[str, Any]
+    #: Beside the board: each seat's colour and score and the seat to move (None: nobody), from
+    #: the view: ``{"colours": {"1": "black", "2": "white"}, "scores": {"1": 12, "2": 9}, "to_move": 2}``.
+    status: dict[str, Any] = {}
+    #: Earlier moves whose text the rules have just made public, by ply (Surge: a round's moves
+    #: once its stones are face up; their frames had ``action`` null).
+    revealed: dict[str, str] = {}
     over: bool
 
 

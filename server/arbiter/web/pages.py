@@ -42,6 +42,7 @@ from .models import (
     WholeHistoryPage,
     WholeHistoryRow,
 )
+from .status import board_status
 from .svg import board_svg
 
 TOP = 5
@@ -334,6 +335,8 @@ def live_frame(frame: Any) -> LiveFrame:
         clocks=dict(frame.clocks),
         auto=frame.auto,
         view=dict(frame.view),
+        status=board_status(frame.view),
+        revealed={str(ply): text for ply, text in frame.revealed.items()},
         over=frame.over,
     )
 
@@ -374,7 +377,8 @@ def match_page(
                     charged=None if step == 0 else made.moves[step - 1].charged,
                     clocks={} if step == 0 else made.moves[step - 1].clocks,
                     auto=None if step == 0 else made.moves[step - 1].auto,
-                    view=public_dict(view), over=step == len(made.views) - 1,
+                    view=public_dict(view), status=board_status(public_dict(view)),
+                    over=step == len(made.views) - 1,
                 )
                 for step, view in enumerate(made.views)
             ]  # fmt: skip
@@ -390,16 +394,45 @@ def match_page(
             None,
         )
     visible = live.visible() if live is not None else []
+    # Surge's hidden moves read VALUE@SQUARE once their round's stones are face up.
+    told = {frame.ply: frame.action for frame in visible}
+    for frame in visible:
+        told.update(frame.revealed)
     moves = [
         MoveOut(
-            ply=frame.ply, seat=frame.seat, action=frame.action or HIDDEN, charged=frame.charged,
+            ply=frame.ply, seat=frame.seat, action=text or HIDDEN, charged=frame.charged,
             clocks=dict(frame.clocks), auto=frame.auto,
         )
         for frame in visible
         if frame.seat is not None
+        for text in (told[frame.ply],)
     ]  # fmt: skip
     page = MatchPage(
         match=match_summary(row), live=True, moves=moves, record_url=None,
         frames=[live_frame(frame) for frame in visible],
     )  # fmt: skip
     return page, None, live
+
+
+def shown_status(page: MatchPage, step: int) -> dict[str, Any]:
+    """Beside the board at ``step`` (a live page: its latest frame): each seat's bot, colour,
+    score and clock, and who is to move; from the frames' public status alone."""
+    frames = page.frames
+    frame = next((f for f in frames if f.ply == step), frames[-1] if frames else None)
+    if frame is None:
+        return {"seats": [], "to_move": None, "over": False}
+    status = frame.status
+    bots = {"1": page.match.seat_1.bot, "2": page.match.seat_2.bot}
+    seats = [
+        {
+            "seat": seat,
+            "bot": bots[seat],
+            "colour": status.get("colours", {}).get(seat, ""),
+            "score": status.get("scores", {}).get(seat),
+            "clock": frame.clocks.get(seat),
+        }
+        for seat in ("1", "2")
+    ]
+    mover = status.get("to_move")
+    to_move = next((entry for entry in seats if entry["seat"] == str(mover)), None)
+    return {"seats": seats, "to_move": to_move, "over": frame.over}
