@@ -210,7 +210,8 @@ def bot_page(
     """A bot's page: every list bounded (a page of matches from ``before``, a page of
     ``HEAD_TO_HEAD`` opponents from ``opponents_from``, at most 500 points of history), every
     count made in SQL; None for a name that is neither registered nor in a match."""
-    registered = store.bot_row(name) is not None
+    row = store.bot_row(name)
+    registered = row is not None
     listed = store.bot_matches(name, before, limit)
     counted = store.bot_summary(name)
     if not registered and not listed.rows and not counted.total.games + counted.total.aborted:
@@ -220,6 +221,7 @@ def bot_page(
     more = opponents_from + HEAD_TO_HEAD < len(opponents)
     return BotPage(
         name=name,
+        owner=row.owner if row is not None else None,
         registered=registered,
         connected=None if connected is None else connected(name),
         ratings=[rating_out(row) for row in store.ratings_of_bot(name)],
