@@ -48,6 +48,7 @@ from .metrics import ArbiterMetrics
 from .security.connections import ConnectionLimits
 from .security.ratelimit import RateLimiter, RateLimits
 from .sessions.auth import BotDirectory
+from .sessions.human import HumanSeats
 from .sessions.identity import BotIdentity, BotStore
 from .sessions.registry import SessionRegistry
 from .sessions.revocation import CREDENTIAL_CHECK, CredentialWatch
@@ -160,6 +161,11 @@ class Arbiter:
             self.bus.subscribe(self.records, [MatchEnded])
         for listener in listeners:
             self.bus.subscribe(listener)
+        #: Persons' seats (``arbiter serve --web ... --guests-play``): matches of guests against bots.
+        self.people = HumanSeats(
+            self.hosting, self.ladders, self.sessions.connected, self._version_of, config.policy
+        )
+        self.bus.subscribe(self.people, [MoveRefused])
         #: Prometheus metrics in a registry of this arbiter's own (served by ``--metrics``).
         self.metrics = ArbiterMetrics(self)
         self.bus.subscribe(self.metrics.listener, METRIC_KINDS)
@@ -186,6 +192,10 @@ class Arbiter:
             )
             if self.ladders is not None:
                 self.ladder_watch = LadderWatch(self.ladders, store.get_ladder, config.ladder_check)
+
+    def _version_of(self, bot: str) -> str:
+        session = self.sessions.sessions.get(bot)
+        return UNVERSIONED if session is None else session.version
 
     # --- the cluster --------------------------------------------------------------------------
     def join_cluster(self, member: ClusterMember, on_lost: Callable[[], None]) -> None:

@@ -170,7 +170,10 @@ class MatchHosting:
             if ids is not None:
                 ids.discard(event.facts.match_id)
             if self.hold_slots_until_told:
-                self.untold.setdefault(name, {})[event.facts.match_id] = event.facts.ladder
+                ladder = event.facts.ladder
+                if ladder is None and match is not None:
+                    ladder = match.setup.slot_ladder
+                self.untold.setdefault(name, {})[event.facts.match_id] = ladder
         end = event.end
         log.info(
             "match_ended",
@@ -252,6 +255,11 @@ class MatchHosting:
         for listener in self.on_told:
             listener(event)
 
+    def slot_ladder_of(self, match_id: str) -> str | None:
+        """The ladder whose slot a match takes without being one of its matches (``MatchSetup``)."""
+        match = self.matches.get(match_id) or self.recent_ids.get(match_id)
+        return None if match is None else match.setup.slot_ladder
+
     def free_for(self, bot_name: str) -> int:
         """How many more matches the bot may hold under the cap per bot."""
         return max(0, self.max_per_bot - self.taken_slots(bot_name))
@@ -262,7 +270,8 @@ class MatchHosting:
         running = sum(
             1
             for match_id in self.by_bot.get(bot_name, ())
-            if (match := self.matches.get(match_id)) is not None and match.facts.ladder == ladder
+            if (match := self.matches.get(match_id)) is not None
+            and ladder in (match.facts.ladder, match.setup.slot_ladder)
         )
         untold = self.untold.get(bot_name)
         if untold:

@@ -304,6 +304,24 @@ class LadderHost:
         ladder = self.ladders.get(name)
         return 0 if ladder is None else len(ladder.joined)
 
+    def lend_slot(self, bot: str, game: str, options: Mapping[str, int]) -> str | None:
+        """A free slot of ``bot`` on a ladder of ``game`` with these (normalised) options, for a
+        match that is not the ladder's (a person's, ``sessions.human``): the slot is taken (the
+        match must carry the ladder as its ``slot_ladder``) and the ladder's name returned; None
+        when the bot is joined to no such ladder with a slot free."""
+        if self.stopping or not self.hosting.free_for(bot):
+            return None
+        for ladder in self.ladders.values():
+            config = ladder.config
+            joined = ladder.joined.get(bot)
+            if joined is None or not config.enabled or config.game != game:
+                continue
+            if dict(config.options) != dict(options) or joined.running >= joined.max_concurrent:
+                continue
+            joined.running += 1
+            return config.name
+        return None
+
     # --- challenges ---------------------------------------------------------------------------
     def challenge(self, bot: str, name: str, opponent: str) -> None:
         ladder = self._ladder(name)
@@ -450,7 +468,7 @@ class LadderHost:
 
     def told(self, event: MatchEnded) -> None:
         """The bots of a ladder match have been told its result: its slots are free now."""
-        name = event.facts.ladder
+        name = event.facts.ladder or self.hosting.slot_ladder_of(event.facts.match_id)
         ladder = self.ladders.get(name) if name is not None else None
         if ladder is None:
             return

@@ -126,6 +126,10 @@ class MatchSetup:
     #: A leg of a duplicate pair: another match shares its seed. Its commitment hashes the match
     #: id after the seed, and hosting holds its end back until every leg of the seed has ended.
     paired: bool = False
+    #: The ladder whose slot a bot of this match takes without the match being one of the
+    #: ladder's (a person's match against a joined bot, ``sessions.human``): the bot never plays
+    #: more matches at once than it joined the ladder for. Never rated, never counted there.
+    slot_ladder: str | None = None
 
 
 class Match:

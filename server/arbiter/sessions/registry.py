@@ -16,6 +16,9 @@ log = structlog.get_logger("arbiter")
 
 #: MatchEnded messages kept for one absent bot by the in-memory mailbox (the oldest go first).
 MAILBOX_LIMIT = 100
+#: How the name of a person's seat starts (``sessions.human``): never a bot's name (those start
+#: with a letter or a digit). Such a seat has no session and no mailbox: nothing is sent to it.
+PERSON_PREFIX = "_guest-"
 
 
 class Mailbox(Protocol):
@@ -86,6 +89,8 @@ class SessionRegistry:
         session = self.sessions.get(bot_name)
         if session is not None and not session.closed:
             session.send(message, on_sent)
+        elif bot_name.startswith(PERSON_PREFIX):
+            return  # a person's seat reads its match itself (``sessions.human``)
         elif isinstance(message, pb.PlayResponse) and message.HasField("match_ended"):
             # No session, or one that is ending (replaced, revoked, overflowing): the mailbox.
             self.mailbox.put(bot_name, message)
