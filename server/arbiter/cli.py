@@ -260,6 +260,12 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 @spectator_options
 @connection_options
 @click.option(
+    "--guests-play",
+    is_flag=True,
+    default=False,
+    help="With --web: guests may play connected ladder bots, unrated, over /api/play (docs/web.md).",
+)
+@click.option(
     "--advertise",
     default=None,
     metavar="HOST:PORT",
@@ -321,6 +327,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     web_header_timeout: float,
     web_max_connections: int,
     web_max_connections_per_address: int,
+    guests_play: bool,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -413,6 +420,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         web_at = None  # the web pages are worker 0's
     if web_at is not None and store is None:
         fail("--web needs a store (the pages show its ladders): drop --database none", 2)
+    if guests_play and web_address is None:
+        fail("--guests-play needs --web (guests play over the web port)", 2)
     delays = parse_delays(live_delay)
     member = _cluster_member(store, advertise, lease, heartbeat)  # registered in run()
 
@@ -469,7 +478,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         web = None
         if web_at is not None and store is not None:
             web = WebServer(
-                create_app(store, hub, arbiter.sessions.connected),
+                create_app(
+                    store, hub, arbiter.sessions.connected, people=arbiter.people if guests_play else None
+                ),
                 *web_at,
                 WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
                 other_connections=config.connections.max_connections or 0,

@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..log_repeats import guard_logging
 from ..security.ratelimit import address_key
+from ..sessions.human import HumanSeats
 from ..store import SqlStore
 from ..store.export import ndjson_lines
 from . import fragments, pages
@@ -48,6 +49,7 @@ from .models import (
     Problem,
     WholeHistoryPage,
 )
+from .play import add_play_routes
 from .svg import rating_chart
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -82,12 +84,14 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     connected: Callable[[str], bool] | None = None,
     live_wait: float = LIVE_WAIT,
     notice: str | None = None,
+    people: HumanSeats | None = None,
 ) -> FastAPI:
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
     whether a bot has a session now (known only inside the arbiter's process); ``live_wait``: the
     seconds a match's event stream waits for a running match the store knows and ``live`` has not
     seen yet (``arbiter web`` sees a new match at its next poll); ``notice`` is said at the top of
-    every page (the demo says how long it lasts)."""
+    every page (the demo says how long it lasts); ``people``: the arbiter's persons' seats, whose
+    play routes (``web.play``) are served only when given (``arbiter serve --guests-play``)."""
     app = FastAPI(
         title="Arbiter",
         version=__version__,
@@ -406,6 +410,8 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
 
         return StreamingResponse(events(), media_type="text/event-stream", headers=STREAM_HEADERS)
 
+    if people is not None:
+        add_play_routes(app, people)
     return app
 
 
