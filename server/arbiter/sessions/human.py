@@ -99,8 +99,8 @@ class HumanSeats:
         """Start a match of a guest against ``bot``; raises PlayRefused."""
         try:
             normalised = get_game(game).normalise_options(options)
-        except (KeyError, OptionsError) as exc:
-            raise PlayRefused(400, "BAD_REQUEST", str(exc).strip("'\"")) from None
+        except OptionsError as exc:  # an unknown game too
+            raise PlayRefused(400, "BAD_REQUEST", str(exc)) from None
         if not control.timed:
             raise PlayRefused(400, "BAD_REQUEST", "a person's match needs a base time (untimed could stall)")
         if seat not in (None, 1, 2):
@@ -188,6 +188,13 @@ class HumanSeats:
                 person.refusals.append(event)
 
 
+def observation_json(observation: object) -> dict[str, Any]:
+    """An observation (every game's is a dataclass) as JSON-ready values: its fields by name."""
+    if not dataclasses.is_dataclass(observation) or isinstance(observation, type):
+        raise TypeError(f"not an observation: {type(observation).__name__}")
+    return dataclasses.asdict(observation)
+
+
 def seat_view(person: PersonSeat, match: Match) -> dict[str, Any]:
     """What the person's seat is shown now: exactly what a bot's seat gets (its observation, its
     pending turn's legal actions, the server's clocks), as JSON-ready values."""
@@ -212,7 +219,7 @@ def seat_view(person: PersonSeat, match: Match) -> dict[str, Any]:
         "seat": person.seat,
         "colour": observation.colour,
         "bot": person.bot,
-        "observation": dataclasses.asdict(observation),  # type: ignore[call-overload]
+        "observation": observation_json(observation),
         "to_move": None if pending is None else pending.seat,
         "turn_id": pending.turn_id if mine and pending is not None else None,
         "legal": [game.format_action(a) for a in pending.legal] if mine and pending is not None else [],

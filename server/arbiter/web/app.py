@@ -95,7 +95,9 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     app = FastAPI(
         title="Arbiter",
         version=__version__,
-        description="Ladders, standings, bots and matches of an Arbiter game server (read only).",
+        description="Ladders, standings, bots and matches of an Arbiter game server (read only)."
+        if people is None
+        else "Ladders, standings, bots and matches of an Arbiter game server; guests play bots (/api/play).",
         # FastAPI's own /docs and /redoc pages load their scripts from a CDN and run inline ones:
         # the pages' policy allows neither, so /docs is a page of this app (below).
         docs_url=None,
