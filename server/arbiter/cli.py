@@ -404,6 +404,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         connections=hosting.connections,
         credential_check=hosting.credential_check,
         max_matches_per_bot=hosting.max_matches_per_bot,
+        event_grace=hosting.event_grace,
     )
     from .cli_web import parse_address, parse_delays
     from .node import Arbiter

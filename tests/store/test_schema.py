@@ -38,6 +38,7 @@ TABLES = {
     "event_rounds",
     "event_pairings",
     "event_results",
+    "event_games",
 }
 
 

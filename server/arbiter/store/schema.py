@@ -439,3 +439,25 @@ class EventResult(Base):
     #: The match played (None for a no-show).
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"))
     recorded_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class EventGame(Base):
+    """Which game of an event a match plays (migration 0009), written with the match's start: a
+    restarted arbiter knows a rebuilt match's event game, and a game has at most one match
+    running."""
+
+    __tablename__ = "event_games"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["event", "round_number", "board"],
+            ["event_pairings.event", "event_pairings.round_number", "event_pairings.board"],
+            ondelete="CASCADE",
+        ),
+        Index(None, "event", "round_number", "board", "game_number"),
+    )
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    event: Mapped[str] = mapped_column(String(NAME))
+    round_number: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    game_number: Mapped[int] = mapped_column(Integer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,6 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, defer, sessionmaker
 
+from arbiter.events.model import Game
 from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination, one_owner
 from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
@@ -286,6 +288,9 @@ class SqlStore(EventStore):
             model.owner_epoch = self.fence_epoch
             model.same_owner = _one_owner(session, start.seat_1.bot, start.seat_2.bot)
             session.add(model)
+            if start.event is not None:
+                session.flush()  # the match's row before the row that refers to it
+                self._tag_event_game(session, start.match_id, start.event)
             return True
 
     def _fence(self, match: Match) -> None:
@@ -312,8 +317,11 @@ class SqlStore(EventStore):
         result: MatchResult,
         rating_updates: Sequence[RatingUpdate] | None = None,
         new_ratings: Mapping[BotVersion, RatingTally] | None = None,
+        event_game: Game | None = None,
     ) -> bool:
-        """Record the end of a match, what it did to the ratings and the new ratings, together.
+        """Record the end of a match, what it did to the ratings and the new ratings, together;
+        ``event_game``: the result of the event game the match played, kept in the same
+        transaction (``EventStore._put_event_game``).
 
         False (and nothing written) if the match had ended already.
         """
@@ -329,6 +337,8 @@ class SqlStore(EventStore):
                 session.add(convert.rating_update_model(match, rating_updates))
             if new_ratings:
                 self._put_ratings(session, convert.ladder_of(match), new_ratings)
+            if event_game is not None:
+                self._put_event_game(session, match_id, event_game)
             return True
 
     def _end_match(self, session: Session, match: Match, result: MatchResult) -> None:
@@ -377,7 +387,11 @@ class SqlStore(EventStore):
             plies = select(Move).where(Move.match_id.in_(list(moves))).order_by(Move.match_id, Move.ply)
             for move in session.scalars(plies):
                 moves[move.match_id].append(convert.move_row(move))
-            return [RunningMatch(convert.match_start(match), moves[match.id]) for match in matches]
+            refs = self._event_games(session, list(moves))
+            return [
+                RunningMatch(replace(convert.match_start(match), event=refs.get(match.id)), moves[match.id])
+                for match in matches
+            ]
 
     def moves_of(self, match_id: str) -> list[MoveRow]:
         """The recorded moves of a match, by ply."""
