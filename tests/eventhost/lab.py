@@ -15,12 +15,14 @@ from typing import Any
 
 from arbiter.cli import main
 from arbiter.events.model import EventConfig, EventStatus, Format
-from arbiter.node import ArbiterConfig
+from arbiter.node import Arbiter, ArbiterConfig
+from arbiter.sessions.auth import BotDirectory
 from arbiter.store import SqlStore
+from arbiter.transport.server import create_server
 from arbiter_games.timecontrol import TimeControl
 from click.testing import CliRunner
 
-from tests.ladder.harness import Lab, serving
+from tests.ladder.harness import Lab, Watch
 
 #: The event watch's period in these tests.
 CHECK = 0.05
@@ -50,15 +52,25 @@ def prepare(store_url: str, bots: Sequence[str], events: Sequence[EventConfig]) 
 
 
 @contextlib.asynccontextmanager
-async def event_lab(store_url: str, tokens: dict[str, str], grace: float = 60.0) -> AsyncIterator[Lab]:
-    """An arbiter serving on the store at ``store_url`` with a quick event watch."""
-
-    def configure(config: ArbiterConfig) -> None:
-        config.event_check = CHECK
-        config.event_grace = grace
-
-    async with serving(store_url, tokens, configure=configure) as lab:
+async def event_lab(
+    store_url: str, tokens: dict[str, str], grace: float = 60.0, port: int = 0
+) -> AsyncIterator[Lab]:
+    """An arbiter serving on the store at ``store_url`` with a quick event watch (``port``: a
+    given one, for an arbiter started again where the bots reconnect)."""
+    store = SqlStore(store_url)
+    config = ArbiterConfig(bots=BotDirectory(), event_check=CHECK, event_grace=grace)
+    arbiter = Arbiter(config, store=store)
+    watch = Watch()
+    arbiter.bus.subscribe(watch)
+    server = await create_server(config, port=port, arbiter=arbiter)
+    lab = Lab(server, store, dict(tokens), watch)
+    try:
         yield lab
+    finally:
+        for bot in lab.bots:
+            await bot.close()
+        await lab.stop(0.1)  # what still runs is aborted
+        store.close()
 
 
 def enter(store_url: str, event: str, bots: Sequence[str]) -> None:
