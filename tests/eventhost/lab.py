@@ -84,7 +84,7 @@ def enter(store_url: str, event: str, bots: Sequence[str]) -> None:
 def cli(store_url: str, *args: str) -> str:
     result = CliRunner().invoke(main, [*args, "--database", store_url])
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # (the arbiter in this process logs to standard error meanwhile)
 
 
 def start(store_url: str, event: str) -> None:

@@ -169,6 +169,9 @@ class EventHost:
         self.grace = grace
         self.wall = wall
         self.events: dict[str, _Hosted] = {}
+        #: Events this host saw end (finished or cancelled): never hosted again, even while the
+        #: store still says ``running`` (the end's write waits behind the results).
+        self.ended: set[str] = set()
         #: Set when the arbiter stops: no game starts and no aborted game is played again.
         self.stopping = False
 
@@ -199,6 +202,8 @@ class EventHost:
         """Host event ``name`` if it is running (and not hosted yet); whether it is hosted now."""
         if name in self.events:
             return True
+        if name in self.ended:
+            return False
         row = self.store.get_event(name)
         if row is None or row.status is not EventStatus.RUNNING or self.stopping:
             return False
@@ -340,6 +345,7 @@ class EventHost:
     def _finish(self, event: _Hosted) -> None:
         name = event.name
         del self.events[name]
+        self.ended.add(name)
         history = event.history()
         table = standings(event.config, event.entrants, history, event.withdrawn)
         told = {
@@ -416,6 +422,7 @@ class EventHost:
         """Event ``name`` was cancelled (``events cancel``): nothing more starts; running games
         finish (their results are kept); the connected entrants are told."""
         event = self.events.pop(name, None)
+        self.ended.add(name)
         if event is None:
             return
         for unit in event.units.values():
