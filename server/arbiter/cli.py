@@ -257,6 +257,12 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@click.option(
+    "--web-in-process",
+    is_flag=True,
+    help="With --web: serve the pages inside the arbiter's process, not in a process of their own"
+    " (docs/web.md).",
+)
 @spectator_options
 @connection_options
 @click.option(
@@ -316,6 +322,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    web_in_process: bool,
     web_max_spectators: int,
     web_max_spectators_per_address: int,
     web_header_timeout: float,
@@ -422,17 +429,22 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         from .web.app import WebServer, create_app
         from .web.guard import WebLimits
         from .web.live import LiveHub
+        from .web.process import WebSettings
+        from .web.relay import Relay, RelayHub, WebProcess, shareable
 
         # Before "listening on": a SIGTERM right after that line stops gracefully too.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        hub = (
-            LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
-            if web_at is not None
-            else None
-        )
+        # The pages in a process of their own (fed by the hub over a pipe), unless asked
+        # otherwise or the store is in this process's memory.
+        relay = Relay() if web_at is not None and not web_in_process and shareable(store) else None
+        hub: LiveHub | None = None
+        if relay is not None:
+            hub = RelayHub(relay, delays[1], delays[0])
+        elif web_at is not None:
+            hub = LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
         arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
         if worker is not None:
             arbiter.workers = worker.role(arbiter, f"{host}:{port}")
@@ -466,15 +478,23 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         )
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
-        web = None
-        if web_at is not None and store is not None:
+        web: WebServer | WebProcess | None = None
+        limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+        if relay is not None and web_at is not None and store is not None:
+            settings = WebSettings(
+                store.url, *web_at, limits, web_max_spectators, web_max_spectators_per_address, log_level
+            )
+            web = WebProcess(settings, relay, arbiter.sessions.sessions.keys)
+            await web.start()
+        elif web_at is not None and store is not None:
             web = WebServer(
                 create_app(store, hub, arbiter.sessions.connected),
                 *web_at,
-                WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
+                limits,
                 other_connections=config.connections.max_connections or 0,
             )
             await web.start()
+        if web is not None:
             click.echo(f"web pages on {web.address}")
         if worker is not None and arbiter.workers is not None:
             # The supervisor waits for this line (the last one a worker prints).
