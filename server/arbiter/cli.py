@@ -426,26 +426,23 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     async def run() -> None:
         import structlog
 
-        from .web.app import WebServer, create_app
         from .web.guard import WebLimits
-        from .web.live import LiveHub
-        from .web.process import WebSettings
-        from .web.relay import Relay, RelayHub, WebProcess, shareable
+        from .web.serving import PagesOptions, ServedPages
 
         # Before "listening on": a SIGTERM right after that line stops gracefully too.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        # The pages in a process of their own (fed by the hub over a pipe), unless asked
-        # otherwise or the store is in this process's memory.
-        relay = Relay() if web_at is not None and not web_in_process and shareable(store) else None
-        hub: LiveHub | None = None
-        if relay is not None:
-            hub = RelayHub(relay, delays[1], delays[0])
-        elif web_at is not None:
-            hub = LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
-        arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        pages = None
+        if web_at is not None and store is not None:
+            limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+            pages = ServedPages(
+                store,
+                PagesOptions(*web_at, limits, delays[0], delays[1], web_max_spectators,
+                             web_max_spectators_per_address, web_in_process, log_level),
+            )  # fmt: skip
+        arbiter = Arbiter(config, store=store, listeners=[pages.hub] if pages is not None else [])
         if worker is not None:
             arbiter.workers = worker.role(arbiter, f"{host}:{port}")
         if member is not None:
@@ -478,24 +475,10 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         )
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
-        web: WebServer | WebProcess | None = None
-        limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
-        if relay is not None and web_at is not None and store is not None:
-            settings = WebSettings(
-                store.url, *web_at, limits, web_max_spectators, web_max_spectators_per_address, log_level
-            )
-            web = WebProcess(settings, relay, arbiter.sessions.sessions.keys)
-            await web.start()
-        elif web_at is not None and store is not None:
-            web = WebServer(
-                create_app(store, hub, arbiter.sessions.connected),
-                *web_at,
-                limits,
-                other_connections=config.connections.max_connections or 0,
-            )
-            await web.start()
-        if web is not None:
-            click.echo(f"web pages on {web.address}")
+        if pages is not None:
+            sessions = arbiter.sessions
+            other = config.connections.max_connections or 0
+            click.echo(f"web pages on {await pages.start(sessions.connected, sessions.sessions.keys, other)}")
         if worker is not None and arbiter.workers is not None:
             # The supervisor waits for this line (the last one a worker prints).
             arbiter.workers.serving(f"{worker.advertised_host}:{server.private_port}")
@@ -513,8 +496,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
-        if web is not None:
-            await web.stop()
+        if pages is not None:
+            await pages.stop()
         if metrics is not None:
             metrics.stop()
         log.info("stopped")

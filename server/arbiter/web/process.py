@@ -72,7 +72,9 @@ def main(pipe: Connection, settings: WebSettings) -> None:
 async def _serve(pipe: Connection, store: SqlStore, settings: WebSettings) -> None:
     hub = MirrorHub(settings.max_spectators, settings.max_per_address)
     try:
-        server = WebServer(create_app(store, hub, hub.connected), settings.host, settings.port, settings.limits)
+        server = WebServer(
+            create_app(store, hub, hub.connected), settings.host, settings.port, settings.limits
+        )
         await server.start()
     except OSError as exc:
         pipe.send(Failed(str(exc).splitlines()[0]))

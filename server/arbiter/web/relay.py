@@ -62,7 +62,9 @@ class Relay:
 
     def attach(self, pipe: Connection) -> None:
         """Start writing the queued messages, and every later one, to ``pipe``."""
-        self._thread = threading.Thread(target=self._write, args=(pipe,), name="arbiter-web-relay", daemon=True)
+        self._thread = threading.Thread(
+            target=self._write, args=(pipe,), name="arbiter-web-relay", daemon=True
+        )
         self._thread.start()
 
     def close(self, timeout: float = STOP_TIMEOUT) -> None:
@@ -111,7 +113,9 @@ class RelayHub(LiveHub):
 class WebProcess:
     """The pages' process: ``start`` (the address, or OSError with its one line), ``stop``."""
 
-    def __init__(self, settings: process.WebSettings, relay: Relay, present: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self, settings: process.WebSettings, relay: Relay, present: Callable[[], Iterable[str]]
+    ) -> None:
         self.settings = settings
         self.relay = relay
         self._present = present
