@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from multiprocessing.connection import Connection
-from typing import Any
+from multiprocessing.process import BaseProcess
 
 import structlog
 from arbiter_games import GameDef
@@ -119,23 +119,20 @@ class WebProcess:
         self.settings = settings
         self.relay = relay
         self._present = present
-        self._process: Any = None  # multiprocessing's SpawnProcess (not typed by typeshed)
+        self._process: BaseProcess | None = None
         self._watch: asyncio.Task[None] | None = None
         self.address = ""
-
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
 
     async def start(self) -> str:
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
-        self._process = context.Process(
+        child = context.Process(
             target=process.main, args=(theirs, self.settings), name="arbiter-web", daemon=True
         )
-        self._process.start()
+        self._process = child
+        child.start()
         theirs.close()  # the process holds its end: when the arbiter's closes, it sees the end
-        answer = await asyncio.to_thread(self._handshake, ours)
+        answer = await asyncio.to_thread(self._handshake, child, ours)
         if isinstance(answer, process.Failed):
             ours.close()
             await asyncio.to_thread(self._join)
@@ -145,18 +142,19 @@ class WebProcess:
         self._watch = asyncio.create_task(self._watch_present())
         return self.address
 
-    def _handshake(self, pipe: Connection) -> process.Bound | process.Failed:
+    @staticmethod
+    def _handshake(child: BaseProcess, pipe: Connection) -> process.Bound | process.Failed:
         deadline = time.monotonic() + START_TIMEOUT
         while not pipe.poll(0.1):
-            if not self._process.is_alive():
-                return process.Failed(f"the web pages' process ended (exit code {self._process.exitcode})")
+            if not child.is_alive():
+                return process.Failed(f"the web pages' process ended (exit code {child.exitcode})")
             if time.monotonic() > deadline:
-                self._process.terminate()
+                child.terminate()
                 return process.Failed(f"the web pages' process did not start within {START_TIMEOUT:.0f} s")
         try:
             answer = pipe.recv()
         except (EOFError, OSError):
-            return process.Failed(f"the web pages' process ended (exit code {self._process.exitcode})")
+            return process.Failed(f"the web pages' process ended (exit code {child.exitcode})")
         assert isinstance(answer, process.Bound | process.Failed)
         return answer
 
@@ -178,15 +176,16 @@ class WebProcess:
         await asyncio.to_thread(self._join)
 
     def _join(self) -> None:
-        if self._process is None:
+        child = self._process
+        if child is None:
             return
-        self._process.join(STOP_TIMEOUT)
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(5)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join()
+        child.join(STOP_TIMEOUT)
+        if child.is_alive():
+            child.terminate()
+            child.join(5)
+        if child.is_alive():
+            child.kill()
+            child.join()
 
 
 __all__ = ["Relay", "RelayHub", "WebProcess", "shareable"]
