@@ -5,8 +5,9 @@ Over real HTTP against a real ``arbiter serve --web`` with SDK bots: a live matc
 through the pipe in order, the last ``over``, the same as an in-process hub's; the bot page says
 "connected now" while a bot is connected (the set crosses the pipe) and not after; a SIGKILL of the
 arbiter leaves no web process behind; a web port that cannot be bound is one line and a non-zero
-exit. The spectator caps over the child process: tests/web/test_spectator_caps.py. And without
-processes: a ``RelayHub``'s messages make a ``MirrorHub`` show what a ``LiveHub`` shows."""
+exit; ``--web-in-process`` serves them with no such process. The spectator caps over the pages'
+process: tests/web/test_spectator_caps.py. And without processes: a ``RelayHub``'s messages make
+a ``MirrorHub`` show what a ``LiveHub`` shows."""
 
 from __future__ import annotations
 
@@ -259,3 +260,17 @@ def test_a_mirror_fed_by_a_relay_hub_shows_what_a_live_hub_shows() -> None:
         assert (mirrored.game, mirrored.ladder, mirrored.bots) == (shown.game, shown.ladder, shown.bots)
         last: Frame = mirrored.visible()[-1]
         assert last.over
+
+
+def test_web_in_process_keeps_the_pages_in_the_arbiters_process(tmp_path: Path) -> None:
+    process, lines = start(
+        ["serve", "--database", f"sqlite:///{tmp_path / 'a.db'}", "--port", "0", "--bot", "a=secret-a",
+         "--web", "127.0.0.1:0", "--web-in-process", "--log-level", "warning"]
+    )  # fmt: skip
+    try:
+        address = lines[-1].removeprefix("web pages on ")
+        assert "Ladders" in httpx.get(address + "/", timeout=10).text
+        assert not [pid for pid in children(process.pid) if "spawn_main" in cmdline(pid)]
+    finally:
+        stop(process)
+    assert process.returncode == 0
