@@ -38,6 +38,9 @@ TABLES = {
     "event_rounds",
     "event_pairings",
     "event_results",
+    "accounts",
+    "invites",
+    "web_secret",
 }
 
 
