@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 from .cli_text import OneLineErrors, fail, say
-from .cli_web import connection_options, spectator_options
+from .cli_web import account_options, connection_options, spectator_options
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
@@ -259,6 +259,7 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 )
 @spectator_options
 @connection_options
+@account_options
 @click.option(
     "--advertise",
     default=None,
@@ -321,6 +322,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     web_header_timeout: float,
     web_max_connections: int,
     web_max_connections_per_address: int,
+    signup: str,
+    web_secret_file: str | None,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -405,10 +408,11 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         credential_check=hosting.credential_check,
         max_matches_per_bot=hosting.max_matches_per_bot,
     )
-    from .cli_web import parse_address, parse_delays
+    from .cli_web import parse_address, parse_delays, read_secret
     from .node import Arbiter
 
     web_at = parse_address(web_address) if web_address else None
+    web_secret = read_secret(web_secret_file) if web_at is not None else None
     if worker is not None and worker.index > 0:
         web_at = None  # the web pages are worker 0's
     if web_at is not None and store is None:
@@ -468,8 +472,12 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             click.echo(f"metrics on http://{metrics.address}/metrics")
         web = None
         if web_at is not None and store is not None:
+            from .web.accounts import AccountSettings
+
+            joined = arbiter.ladders.joined_by if arbiter.ladders is not None else None
+            accounts = AccountSettings(signup=signup, secret=web_secret, joined=joined)
             web = WebServer(
-                create_app(store, hub, arbiter.sessions.connected),
+                create_app(store, hub, arbiter.sessions.connected, accounts=accounts),
                 *web_at,
                 WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
                 other_connections=config.connections.max_connections or 0,
@@ -946,9 +954,10 @@ def _result_text(result: dict[str, Any], bots: dict[int, str]) -> str:
 
 
 def _register_store_commands() -> None:
-    from . import cli_events, cli_ladder, cli_web
+    from . import cli_accounts, cli_events, cli_ladder, cli_web
 
     cli_ladder.register(main)
+    cli_accounts.register(main)
     cli_events.register(main)
     cli_web.register(main)
 

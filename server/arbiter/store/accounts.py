@@ -131,7 +131,8 @@ class AccountStore:
             raise StoreError("the invite would have expired already")
         code = secrets.token_urlsafe(18)
         with self._write() as session:
-            session.add(Invite(code_hash=hash_token(code), uses_left=uses, expires_at=expires_at, created_at=now))
+            invite = Invite(code_hash=hash_token(code), uses_left=uses, expires_at=expires_at, created_at=now)
+            session.add(invite)
         return code
 
     # --- an account's bots --------------------------------------------------------------------
