@@ -105,16 +105,17 @@ def same_origin(request: Request) -> bool:
 
 
 async def read_form(request: Request) -> dict[str, str]:
-    """A posted ``application/x-www-form-urlencoded`` body as one value per field (the first);
-    415 for another type, 413 past ``MAX_FORM`` bytes."""
+    """A posted ``application/x-www-form-urlencoded`` body as one value per field (the first; an
+    empty body without a type is an empty form); 415 for another type, 413 past ``MAX_FORM``
+    bytes."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
-        raise HTTPException(415, "a form is posted as application/x-www-form-urlencoded")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_FORM:
             raise HTTPException(413, f"a form is at most {MAX_FORM} bytes")
+    if kind != "application/x-www-form-urlencoded" and (body or kind):
+        raise HTTPException(415, "a form is posted as application/x-www-form-urlencoded")
     try:
         fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS)
     except (UnicodeDecodeError, ValueError):
