@@ -4,6 +4,7 @@ with the account settings a test gives, and an ``Owner`` per browser (its own co
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,11 @@ def new_store(folder: Path) -> SqlStore:
     return store
 
 
-def owners_app(store: SqlStore, **settings: Any) -> FastAPI:
+def owners_app(store: SqlStore, connected: Callable[[str], bool] | None = None, **settings: Any) -> FastAPI:
     """The web app over ``store``; ``settings`` go to AccountSettings (sign-up open, no limits
     unless given)."""
     given: dict[str, Any] = {"signup": "open", **UNLIMITED, **settings}
-    return create_app(store, accounts=AccountSettings(**given))
+    return create_app(store, connected=connected, accounts=AccountSettings(**given))
 
 
 class Owner:
