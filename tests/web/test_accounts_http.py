@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 
 import pytest
 from arbiter.security.passwords import verify
@@ -209,8 +210,7 @@ def test_passwords_are_kept_only_as_argon2id_hashes_and_never_logged(store, capl
         (stored,) = session.execute(text("SELECT password_hash FROM accounts")).one()
     assert stored.startswith("$argon2id$") and PASSWORD not in stored
     assert verify(stored, PASSWORD) and not verify(stored, PASSWORD + "!")
-    database = re.sub(r"^sqlite:///", "", store.url)
-    raw = open(database, "rb").read()
+    raw = Path(re.sub(r"^sqlite:///", "", store.url)).read_bytes()
     assert PASSWORD.encode() not in raw and b"a wrong password here" not in raw
     assert PASSWORD not in caplog.text and "a wrong password here" not in caplog.text
 

@@ -54,10 +54,7 @@ def test_another_owners_bot_is_404_on_every_route_and_stays_as_it_was(store):
     for name in ("bobs", "hosts", "ghost", "ALICES"):
         for (method, path), fields in BOT_ROUTES.items():
             url = path.format(name)
-            if method == "GET":
-                answer = alice.client.get(url)
-            else:
-                answer = alice.post(url, **fields)
+            answer = alice.client.get(url) if method == "GET" else alice.post(url, **fields)
             assert answer.status_code == 404, (method, url, answer.text)
             assert "among your bots" in answer.text
             assert bob_token not in answer.text
