@@ -6,6 +6,7 @@ token connects; a disable on the page ends that call too (docs/accounts.md)."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 from arbiter.ladder.model import LadderConfig
@@ -78,4 +79,6 @@ def test_a_bot_made_on_the_web_plays_and_its_page_rotates_and_disables_it(tmp_pa
             code, reason = refusal(await fresh.status_at_end(timeout=15.0))
             assert (code, reason) == (grpc.StatusCode.PERMISSION_DENIED, "BOT_DISABLED")
 
-    asyncio.run(scenario())
+    # On a thread of its own: the browser tests' Playwright holds an event loop on this one.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result()

@@ -13,10 +13,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -41,6 +41,8 @@ from .sessions import (
 )
 
 SIGNUP_POLICIES = ("open", "invite", "closed")
+#: A route's function.
+Route = TypeVar("Route", bound=Callable[..., Any])
 #: A posted form's fields (``sessions.read_form``).
 Posted = Annotated[dict[str, str], Depends(read_form)]
 #: The latest matches an owner's bot page lists.
@@ -66,13 +68,21 @@ class AccountSettings:
             raise ValueError(f"the sign-up policy is one of {choices}, not {self.signup!r}")
 
 
-def account_routes(  # noqa: C901 - the routes are small closures over the store, one after another
+def add_account_routes(  # noqa: C901 - the routes are small closures over the store, one after another
+    app: FastAPI,
     store: SqlStore,
     templates: Jinja2Templates,
     settings: AccountSettings,
     connected: Callable[[str], bool] | None,
-) -> APIRouter:
-    router = APIRouter(include_in_schema=False)
+) -> None:
+    """Add the owners' pages to ``app`` (none of them in the OpenAPI description)."""
+
+    def get(path: str) -> Callable[[Route], Route]:
+        return app.get(path, include_in_schema=False)
+
+    def post(path: str) -> Callable[[Route], Route]:
+        return app.post(path, include_in_schema=False)
+
     codec = SessionCodec(settings.secret if settings.secret is not None else store.web_secret())
     limits = Limits(settings.clock, settings.login_failures, settings.logins, settings.signups)
 
@@ -126,13 +136,13 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
             raise HTTPException(404, f"no bot {name!r} among your bots")
 
     # --- sign up, log in, log out -------------------------------------------------------------
-    @router.get("/signup")
+    @get("/signup")
     def signup_page(request: Request) -> Response:
         session, account, fresh = visitor(request)
         status = 403 if settings.signup == "closed" else 200
         return render(request, "signup.html", session, account, fresh, status, error=None, name="")
 
-    @router.post("/signup")
+    @post("/signup")
     def signup(request: Request, form: Posted) -> Response:
         session = check_csrf(codec, request, form)
         if settings.signup == "closed":
@@ -153,12 +163,12 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         codec.set_cookie(request, response, new_session(made.id, made.session_epoch))
         return response
 
-    @router.get("/login")
+    @get("/login")
     def login_page(request: Request) -> Response:
         session, account, fresh = visitor(request)
         return render(request, "login.html", session, account, fresh, error=None, name="")
 
-    @router.post("/login")
+    @post("/login")
     def login(request: Request, form: Posted) -> Response:
         session = check_csrf(codec, request, form)
         name, password = form.get("name", "").strip(), form.get("password", "")
@@ -179,7 +189,7 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         codec.set_cookie(request, response, new_session(account.id, account.session_epoch))
         return response
 
-    @router.post("/logout")
+    @post("/logout")
     def logout(request: Request, form: Posted) -> Response:
         session = check_csrf(codec, request, form)
         account = signed_in(session)
@@ -190,7 +200,7 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         return response
 
     # --- the account page and its bots --------------------------------------------------------
-    @router.get("/account")
+    @get("/account")
     def account_page(request: Request) -> Response:
         session, account, _fresh = visitor(request)
         if account is None:
@@ -209,7 +219,7 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         context = {"bots": bots, "online": online, "error": error}
         return render(request, "account.html", session, account, False, status, **context)
 
-    @router.post("/account/bots")
+    @post("/account/bots")
     def create_bot(request: Request, form: Posted) -> Response:
         session, account = owner(request, form)
         name = form.get("name", "").strip()
@@ -238,34 +248,34 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         times += [first for _version, first in store.versions_of(name)]
         return max(times) if times else None
 
-    @router.get("/account/bots/{name}")
+    @get("/account/bots/{name}")
     def bot_page(request: Request, name: str) -> Response:
         session, account, _fresh = visitor(request)
         if account is None:
             return redirect("/login")
         return render_bot(request, session, account, name)
 
-    @router.post("/account/bots/{name}/rotate")
+    @post("/account/bots/{name}/rotate")
     def rotate(request: Request, name: str, form: Posted) -> Response:
         session, account = owner(request, form)
         owned(account, name)
         return render_bot(request, session, account, name, store.rotate_token(name))
 
-    @router.post("/account/bots/{name}/disable")
+    @post("/account/bots/{name}/disable")
     def disable(request: Request, name: str, form: Posted) -> Response:
         _session, account = owner(request, form)
         owned(account, name)
         store.set_bot_enabled(name, False)
         return redirect(f"/account/bots/{_quoted(name)}")
 
-    @router.post("/account/bots/{name}/enable")
+    @post("/account/bots/{name}/enable")
     def enable(request: Request, name: str, form: Posted) -> Response:
         _session, account = owner(request, form)
         owned(account, name)
         store.set_bot_enabled(name, True)
         return redirect(f"/account/bots/{_quoted(name)}")
 
-    @router.post("/account/bots/{name}/resume")
+    @post("/account/bots/{name}/resume")
     def resume(request: Request, name: str, form: Posted) -> Response:
         _session, account = owner(request, form)
         owned(account, name)
@@ -275,11 +285,9 @@ def account_routes(  # noqa: C901 - the routes are small closures over the store
         store.resume_bot(ladder, name)
         return redirect(f"/account/bots/{_quoted(name)}")
 
-    return router
-
 
 def _quoted(name: str) -> str:
     return quote(name, safe="")
 
 
-__all__ = ["SIGNUP_POLICIES", "AccountSettings", "account_routes"]
+__all__ = ["SIGNUP_POLICIES", "AccountSettings", "add_account_routes"]

@@ -35,7 +35,7 @@ from ..security.ratelimit import address_key
 from ..store import SqlStore
 from ..store.export import ndjson_lines
 from . import fragments, pages
-from .accounts import AccountSettings, account_routes
+from .accounts import AccountSettings, add_account_routes
 from .guard import WebLimits, protocol_class
 from .headers import SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
@@ -110,7 +110,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     templates.env.globals["status_of"] = pages.shown_status
     templates.env.globals["schema_type"] = _schema_type
     cache = pages.ReplayCache()
-    app.include_router(account_routes(store, templates, accounts or AccountSettings(), connected))
+    add_account_routes(app, store, templates, accounts or AccountSettings(), connected)
     app.state.store = store
     app.state.live = live
 
