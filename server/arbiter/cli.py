@@ -257,6 +257,12 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@click.option(
+    "--web-in-process",
+    is_flag=True,
+    help="With --web: serve the pages inside the arbiter's process, not in a process of their own"
+    " (docs/web.md).",
+)
 @spectator_options
 @connection_options
 @account_options
@@ -317,6 +323,7 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    web_in_process: bool,
     web_max_spectators: int,
     web_max_spectators_per_address: int,
     web_header_timeout: float,
@@ -423,21 +430,24 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     async def run() -> None:
         import structlog
 
-        from .web.app import WebServer, create_app
         from .web.guard import WebLimits
-        from .web.live import LiveHub
+        from .web.serving import PagesOptions, ServedPages
 
         # Before "listening on": a SIGTERM right after that line stops gracefully too.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        hub = (
-            LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
-            if web_at is not None
-            else None
-        )
-        arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        pages = None
+        if web_at is not None and store is not None:
+            limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+            pages = ServedPages(
+                store,
+                PagesOptions(*web_at, limits, delays[0], delays[1], web_max_spectators,
+                             web_max_spectators_per_address, web_in_process, log_level,
+                             signup=signup, secret=web_secret),
+            )  # fmt: skip
+        arbiter = Arbiter(config, store=store, listeners=[pages.hub] if pages is not None else [])
         if worker is not None:
             arbiter.workers = worker.role(arbiter, f"{host}:{port}")
         if member is not None:
@@ -470,20 +480,12 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         )
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
-        web = None
-        if web_at is not None and store is not None:
-            from .web.accounts import AccountSettings
-
+        if pages is not None:
+            sessions = arbiter.sessions
+            other = config.connections.max_connections or 0
             joined = arbiter.ladders.joined_by if arbiter.ladders is not None else None
-            accounts = AccountSettings(signup=signup, secret=web_secret, joined=joined)
-            web = WebServer(
-                create_app(store, hub, arbiter.sessions.connected, accounts=accounts),
-                *web_at,
-                WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
-                other_connections=config.connections.max_connections or 0,
-            )
-            await web.start()
-            click.echo(f"web pages on {web.address}")
+            address = await pages.start(sessions.connected, sessions.sessions.keys, other, joined)
+            click.echo(f"web pages on {address}")
         if worker is not None and arbiter.workers is not None:
             # The supervisor waits for this line (the last one a worker prints).
             arbiter.workers.serving(f"{worker.advertised_host}:{server.private_port}")
@@ -501,8 +503,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
-        if web is not None:
-            await web.stop()
+        if pages is not None:
+            await pages.stop()
         if metrics is not None:
             metrics.stop()
         log.info("stopped")

@@ -219,7 +219,7 @@ class Arbiter:
             matchmaker.forget(moved.row)
             session = self.sessions.sessions.get(moved.bot)
             if session is not None:
-                if self.hosting.running_ids(moved.bot) or self._result_unsent(moved.bot):
+                if self.hosting.running_ids(moved.bot) or self.result_unsent(moved.bot):
                     continue  # not before its matches here are over (tried again next beat)
                 self.redirect(session, cluster.place_at(moved.bot, moved.epoch, moved.address))
             sent.append(moved.row)
@@ -279,7 +279,7 @@ class Arbiter:
             if session is None:
                 del self.moving[bot]
                 continue
-            if self.hosting.running_ids(bot) or self._result_unsent(bot):
+            if self.hosting.running_ids(bot) or self.result_unsent(bot):
                 continue
             if cluster.draining and not cluster.handed_over:
                 continue  # its ladder moves once this node's matches are over
@@ -558,7 +558,7 @@ class Arbiter:
                 self._mover.cancel()
             await self.cluster.leave()
 
-    def _result_unsent(self, bot: str) -> bool:
+    def result_unsent(self, bot: str) -> bool:
         """Whether a MatchEnded of the bot waits for its result to be committed (it goes first)."""
         waiting = self.writer.waiting_release if self.writer is not None else {}
         return any(self.hosting.find(bot, match_id) is not None for match_id in waiting)

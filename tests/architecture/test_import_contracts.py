@@ -4,7 +4,8 @@
 - the wire: the games, protobuf and the generated code; nothing of the server;
 - the SDK: the games, the wire, grpc; nothing of the server;
 - the match: the games only (no grpc, no protobuf, no generated code, no transport);
-- the lobby, hosting, the cluster and the workers: no grpc and no protobuf;
+- the lobby, hosting, the cluster and the workers: no grpc and no protobuf; the workers not the
+  node that builds them;
 - the events' formats and standings: pure (the standard library's data types, networkx, the games).
 """
 
@@ -60,6 +61,12 @@ def test_the_match_imports_no_grpc_no_protobuf_and_no_other_layer():
 )
 def test_lobby_and_hosting_speak_no_wire(package):
     assert violations(SERVER, package, (*WIRE_LIBS, "arbiter.transport")) == []
+
+
+def test_the_workers_do_not_import_the_node_that_imports_them():
+    """``node.py`` builds the worker role; the role sees the node only through the ``Node``
+    protocol of ``workers/role.py`` (arrows point down), not even for type checking."""
+    assert violations(SERVER, "arbiter/workers", ("arbiter.node",)) == []
 
 
 #: What the event code may import: it is pure (no I/O, no clock, no logging), so the hosting calls it.

@@ -394,14 +394,15 @@ def test_the_reads_of_the_pages_agree_with_what_was_written(store):
         "won",
     ]
     assert store.match_row("nope") is None and store.running_match("won") is None
-    outcomes = {(r.match_id, r.outcome, r.own_fault) for r in store.results_of_bot("beta")}
-    assert outcomes == {
-        ("won", "loss", False),
-        ("timeout", "loss", True),
-        ("draw", "draw", False),
-        ("aborted", "aborted", False),
-    }
-    assert [(p.match_id, p.mu) for p in store.rating_history("alpha")] == [("won", 27.6)]
+    # beta's ended matches: "won" and "timeout" lost (the second its own fault), "draw", "aborted".
+    beta = store.bot_summary("beta")
+    assert (beta.total.games, beta.total.wins, beta.total.losses, beta.total.draws) == (3, 0, 2, 1)
+    assert beta.total.aborted == 1 and beta.failures == {"timeout": 1}
+    assert beta.opponents["alpha"] == beta.total
+    listed = store.bot_matches("beta", None, 10)  # its running matches first, then the ended ones
+    assert [row.match_id for row in listed.rows[:2]] == ["casual", "running"]
+    assert {row.match_id for row in listed.rows[2:]} == {"won", "timeout", "draw", "aborted"}
+    assert [(p.match_id, p.mu) for p in store.bot_summary("alpha").history] == [("won", 27.6)]
     assert [(r.ladder, r.version) for r in store.ratings_of_bot("beta")] == [(LADDER, BETA)]
     facts = store.ladder_facts(LADDER)
     assert [row.version for row in facts.ratings] == [ALPHA, BETA]

@@ -59,27 +59,33 @@ const VALUE_OPTIONS = ["server", "connect-timeout", "token", "game", "size", "ga
 const FLAGS = ["tls", "strict-seed", "help"];
 
 export function usage(program: string, description?: string, games: readonly GameName[] = GAMES): string {
+  const rows: Array<[string, string]> = [
+    ["--server HOST:PORT", `the arbiter's address ($${ENV.server}; default ${DEFAULT_SERVER}; port ${DEFAULT_PORT} when none is given)`],
+    ["--connect-timeout S", `give up (exit status 1) without an answer within S seconds, 0 = never ($${ENV.connectTimeout}; default ${CONNECT_TIMEOUT})`],
+    ["--token TOKEN", `this bot's token ($${ENV.token}; safer than the command line, which others can see)`],
+    [`--game ${games.join("|")}`, `the game to seek ($${ENV.game}; default ${games[0]})`],
+    ["--size N", `Torrent/Fravan board size ($${ENV.size}; default: the arbiter's)`],
+    ["--games N", `stop after N finished matches, 0 = never ($${ENV.games}; default 0)`],
+    ["--base S", `seconds on each clock ($${ENV.base})`],
+    ["--increment S", `seconds added per decision ($${ENV.increment})`],
+    ["--per-decision S", `cap per decision in seconds ($${ENV.perDecision})`],
+    ["--max-concurrent N", "matches played at once (default 1)"],
+    ["--ladder NAME", `join this ladder instead of seeking ($${ENV.ladder})`],
+    ["--version TEXT", `the version this bot plays as ($${ENV.version})`],
+    ["--seed N", "seed of the bot's random choices (default: random)"],
+    ["--tls", `connect with TLS ($${ENV.tls}=1; system root certificates)`],
+    ["--ca FILE", `with TLS: trust this CA's PEM certificate instead ($${ENV.ca}; implies --tls)`],
+    ["--client-cert FILE", `mutual TLS: this bot's PEM certificate ($${ENV.clientCert})`],
+    ["--client-key FILE", `mutual TLS: this bot's PEM private key ($${ENV.clientKey})`],
+    ["--strict-seed", "stop with exit code 5 when a Surge seed check fails"],
+    ["--log-level LEVEL", "debug, info, warning or error (default info)"],
+  ];
+  // Every description starts in one column, past the longest option.
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  const lines = rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`).join("\n");
   return `${description ? description + "\n\n" : ""}usage: ${program} [options]
 
-  --server HOST:PORT      the arbiter's address ($${ENV.server}; default ${DEFAULT_SERVER}; port ${DEFAULT_PORT} when none is given)
-  --connect-timeout S     give up (exit status 1) without an answer within S seconds, 0 = never ($${ENV.connectTimeout}; default ${CONNECT_TIMEOUT})
-  --token TOKEN           this bot's token ($${ENV.token}; safer than the command line, which others can see)
-  --game ${games.join("|").padEnd(16)} the game to seek ($${ENV.game}; default ${games[0]})
-  --size N                Torrent/Fravan board size ($${ENV.size}; default: the arbiter's)
-  --games N               stop after N finished matches, 0 = never ($${ENV.games}; default 0)
-  --base S                seconds on each clock ($${ENV.base})
-  --increment S           seconds added per decision ($${ENV.increment})
-  --per-decision S        cap per decision in seconds ($${ENV.perDecision})
-  --max-concurrent N      matches played at once (default 1)
-  --ladder NAME           join this ladder instead of seeking ($${ENV.ladder})
-  --version TEXT          the version this bot plays as ($${ENV.version})
-  --seed N                seed of the bot's random choices (default: random)
-  --tls                   connect with TLS ($${ENV.tls}=1; system root certificates)
-  --ca FILE               with TLS: trust this CA's PEM certificate instead ($${ENV.ca}; implies --tls)
-  --client-cert FILE      mutual TLS: this bot's PEM certificate ($${ENV.clientCert})
-  --client-key FILE       mutual TLS: this bot's PEM private key ($${ENV.clientKey})
-  --strict-seed           stop with exit code 5 when a Surge seed check fails
-  --log-level LEVEL       debug, info, warning or error (default info)
+${lines}
 
 exit status: 0 done, 1 no connection within the connect timeout or another arbiter error, 2 usage, 3 bad token, 4 replaced, 5 Surge seed check
 failed with --strict-seed, 130 interrupted

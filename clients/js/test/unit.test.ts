@@ -11,6 +11,7 @@ import {
   actionToPb,
   actionText,
   parseOptions,
+  usage,
   UsageError,
   stderrLogger,
   summaryLine,
@@ -127,6 +128,15 @@ test("backoff: capped exponential delays with jitter", () => {
 });
 
 describe("the command line", () => {
+  test("--help lines up every option's description in one column", () => {
+    for (const games of [undefined, ["surge"] as const]) {
+      const lines = usage("bot", "A bot.", games).split("\n").filter((line) => line.startsWith("  --"));
+      assert.ok(lines.length >= 15);
+      const columns = new Set(lines.map((line) => line.search(/\S\s{2,}\S/) + line.match(/\S\s{2,}\S/)![0].length - 1));
+      assert.equal(columns.size, 1, lines.join("\n"));
+      assert.ok(lines.some((line) => line.includes("--game torrent|fravan|surge") || line.includes("--game surge")));
+    }
+  });
   test("options from the environment, the command line winning", () => {
     const env = { ARBITER_SERVER: "h:1", ARBITER_TOKEN: "t", ARBITER_GAME: "fravan", ARBITER_SIZE: "5", ARBITER_GAMES: "3" };
     const o = parseOptions(["--games", "4", "--ladder=main", "--version", "2.1.0"], env);

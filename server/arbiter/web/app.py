@@ -37,7 +37,7 @@ from ..store.export import ndjson_lines
 from . import fragments, pages
 from .accounts import AccountSettings, add_account_routes
 from .guard import WebLimits, protocol_class
-from .headers import SecurityHeaders
+from .headers import EMBED_POLICY, SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
 from .models import (
     BotPage,
@@ -257,7 +257,8 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index(request: Request) -> HTMLResponse:
         recent = pages.match_summaries(store, store.match_rows(limit=20))
-        return html(request, "index.html", ladders=pages.index(store, live), recent=recent)
+        tv = pages.featured(store, live)
+        return html(request, "index.html", ladders=pages.index(store, live), recent=recent, tv=tv)
 
     @app.get("/ladders", response_class=HTMLResponse, include_in_schema=False)
     def ladders(request: Request) -> HTMLResponse:
@@ -286,8 +287,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
         chart = rating_chart(page.history)
         return html(request, "bot.html", page=page, before=before, opponents_from=opponents_from, chart=chart)
 
-    @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
-    def match(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:
+    def match_view(request: Request, match_id: str, step: int | None, template: str) -> HTMLResponse:
         found = pages.match_page(store, live, cache, match_id)
         if found is None:
             raise not_found(f"match {match_id!r}")
@@ -296,12 +296,23 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
             last = len(replay.views) - 1
             shown = last if step is None else max(0, min(step, last))
             return html(
-                request, "match.html", page=page, step=shown, last=last, board=replay.svg(shown), live=False
+                request, template, page=page, step=shown, last=last, board=replay.svg(shown), live=False
             )
         frames = running.visible() if running is not None else []
         board = frames[-1].svg if frames else ""
         last = frames[-1].ply if frames else 0
-        return html(request, "match.html", page=page, step=last, last=last, board=board, live=True)
+        return html(request, template, page=page, step=last, last=last, board=board, live=True)
+
+    @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    def match(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:
+        return match_view(request, match_id, step, "match.html")
+
+    @app.get("/embed/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    def embedded(request: Request, match_id: str, step: int | None = None) -> HTMLResponse:
+        """One board and its controls, no site around it, for other sites to frame."""
+        answer = match_view(request, match_id, step, "embed.html")
+        answer.headers["content-security-policy"] = EMBED_POLICY
+        return answer
 
     @app.get("/matches/{match_id}/board/{step}", include_in_schema=False)
     def board(match_id: str, step: int) -> Response:

@@ -16,6 +16,9 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 
+#: The embeddable replay (``/embed/matches/ID``): the same, but any site may frame it.
+EMBED_POLICY = CONTENT_SECURITY_POLICY.replace("frame-ancestors 'none'", "frame-ancestors *")
+
 HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -40,6 +43,9 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
+                if b"content-security-policy" in present:
+                    # A route with a policy of its own (the embeddable replay) decides its framing.
+                    present.add(b"x-frame-options")
                 headers.extend((name, value) for name, value in HEADERS if name not in present)
                 message = {**message, "headers": headers}
             await send(message)
@@ -47,4 +53,4 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "SecurityHeaders"]
+__all__ = ["CONTENT_SECURITY_POLICY", "EMBED_POLICY", "SecurityHeaders"]

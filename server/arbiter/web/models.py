@@ -157,6 +157,8 @@ class HeadToHead(Results):
 
 class BotPage(BaseModel):
     name: str
+    #: Who runs it (as registered with `arbiter bots add --owner`); None for an unregistered bot.
+    owner: str | None = None
     registered: bool
     #: Whether the bot has a session with the arbiter now (None: not known to a separate web process).
     connected: bool | None

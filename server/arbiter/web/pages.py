@@ -210,7 +210,8 @@ def bot_page(
     """A bot's page: every list bounded (a page of matches from ``before``, a page of
     ``HEAD_TO_HEAD`` opponents from ``opponents_from``, at most 500 points of history), every
     count made in SQL; None for a name that is neither registered nor in a match."""
-    registered = store.bot_row(name) is not None
+    row = store.bot_row(name)
+    registered = row is not None
     listed = store.bot_matches(name, before, limit)
     counted = store.bot_summary(name)
     if not registered and not listed.rows and not counted.total.games + counted.total.aborted:
@@ -220,6 +221,7 @@ def bot_page(
     more = opponents_from + HEAD_TO_HEAD < len(opponents)
     return BotPage(
         name=name,
+        owner=row.owner if row is not None else None,
         registered=registered,
         connected=None if connected is None else connected(name),
         ratings=[rating_out(row) for row in store.ratings_of_bot(name)],
@@ -436,3 +438,25 @@ def shown_status(page: MatchPage, step: int) -> dict[str, Any]:
     mover = status.get("to_move")
     to_move = next((entry for entry in seats if entry["seat"] == str(mover)), None)
     return {"seats": seats, "to_move": to_move, "over": frame.over}
+
+
+def featured(store: SqlStore, hub: LiveHub | None) -> tuple[LiveMatch, float] | None:
+    """The match to feature on the home page ("TV"): the running ladder match whose two bots
+    have the highest ratings together (each bot's best rating on that ladder, mu - 3 sigma; an
+    unrated bot counts as 0), the oldest first on a tie; with its rating. None when none runs."""
+    if hub is None:
+        return None
+    best: dict[str, dict[str, float]] = {}
+    chosen: tuple[LiveMatch, float] | None = None
+    for match in hub.running():
+        if match.ladder is None or not match.visible():
+            continue
+        if match.ladder not in best:
+            tops: dict[str, float] = {}
+            for row in store.ratings(match.ladder):
+                tops.setdefault(row.version.bot, row.tally.rating.ordinal)  # best first
+            best[match.ladder] = tops
+        strength = sum(best[match.ladder].get(bot, 0.0) for bot in match.bots.values())
+        if chosen is None or strength > chosen[1]:
+            chosen = (match, strength)
+    return chosen

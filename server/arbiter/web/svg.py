@@ -191,36 +191,69 @@ class ChartPoint(Protocol):
     def sigma(self) -> float: ...
 
 
-def rating_chart(points: Sequence[ChartPoint], width: int = 640, height: int = 220) -> str:
-    """A line per (ladder, version): ``mu`` after each rated match given, with a ±sigma band."""
+def _ticks(low: float, high: float, most: int = 5) -> list[float]:
+    """Round values between ``low`` and ``high`` for an axis: at most ``most``, 1, 2 or 5 apart
+    times a power of ten."""
+    span = high - low
+    step = 10 ** math.floor(math.log10(span / most)) if span > 0 else 1.0
+    for factor in (1, 2, 5, 10):
+        if span / (step * factor) <= most:
+            step *= factor
+            break
+    first = math.ceil(low / step) * step
+    return [round(first + i * step, 10) for i in range(int((high - first) / step) + 1)]
+
+
+def rating_chart(points: Sequence[ChartPoint], width: int = 640, height: int = 240) -> str:
+    """A line per (ladder, version): ``mu`` after each rated match given, with a ±sigma band and,
+    dashed, the conservative rating ``mu - 3 sigma`` the standings rank by; labelled axes."""
     if not points:
         return '<p class="empty">No rated matches yet.</p>'
     series: dict[tuple[str, str], list[ChartPoint]] = {}
     for point in points:
         series.setdefault((point.ladder, point.version), []).append(point)
-    lows = [p.mu - p.sigma for p in points]
+    lows = [p.mu - 3 * p.sigma for p in points]
     highs = [p.mu + p.sigma for p in points]
     low, high = min(lows), max(highs)
     if high - low < 1e-9:
         high = low + 1.0
-    pad = 36
+    left, right, top, bottom = 52, 24, 16, 40
     count = len(points)
 
     def x_of(index: int) -> float:
-        return pad + (width - 2 * pad) * (index / max(count - 1, 1))
+        return left + (width - left - right) * (index / max(count - 1, 1))
 
     def y_of(value: float) -> float:
-        return height - pad + (2 * pad - height) * (value - low) / (high - low)
+        return height - bottom - (height - top - bottom) * (value - low) / (high - low)
 
     order = {id(point): i for i, point in enumerate(points)}
+    axis_y = height - bottom
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}"><title>Rating history</title>',
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#999"/>',
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#999"/>',
-        f'<text x="4" y="{pad}" font-size="10">{high:.1f}</text>',
-        f'<text x="4" y="{height - pad}" font-size="10">{low:.1f}</text>',
+        f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" stroke="#999"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}" stroke="#999"/>',
     ]
+    for value in _ticks(low, high):
+        y = y_of(value)
+        parts.append(
+            f'<text class="tick" x="{left - 6}" y="{y + 3:.1f}" font-size="10" text-anchor="end">'
+            f"{value:g}</text>"
+        )
+        parts.append(f'<line x1="{left - 3}" y1="{y:.1f}" x2="{left}" y2="{y:.1f}" stroke="#999"/>')
+    parts.append(
+        f'<text class="axis y-axis" x="12" y="{(top + axis_y) / 2:.0f}" font-size="11" text-anchor="middle" '
+        f'transform="rotate(-90 12 {(top + axis_y) / 2:.0f})">rating (openskill μ)</text>'
+    )
+    parts.append(
+        f'<text class="axis x-axis" x="{(left + width - right) / 2:.0f}" y="{height - 8}" font-size="11" '
+        f'text-anchor="middle">rated matches, oldest to newest ({count} shown)</text>'
+    )
+    parts.append(f'<text class="tick" x="{left}" y="{axis_y + 14}" font-size="10">1</text>')
+    parts.append(
+        f'<text class="tick" x="{width - right}" y="{axis_y + 14}" font-size="10" text-anchor="end">'
+        f"{count}</text>"
+    )
     for n, ((ladder, version), line) in enumerate(sorted(series.items())):
         colour = PALETTE[n % len(PALETTE)]
         coords = [(x_of(order[id(p)]), p) for p in line]
@@ -232,9 +265,19 @@ def rating_chart(points: Sequence[ChartPoint], width: int = 640, height: int = 2
             f'<polyline class="series" data-ladder="{escape(ladder)}" data-version="{escape(version)}" '
             f'points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
         )
+        ranked = " ".join(f"{x:.1f},{y_of(p.mu - 3 * p.sigma):.1f}" for x, p in coords)
         parts.append(
-            f'<text x="{width - pad - 150}" y="{pad + 14 * n}" font-size="11" fill="{colour}">'
+            f'<polyline class="ranked" data-ladder="{escape(ladder)}" data-version="{escape(version)}" '
+            f'points="{ranked}" fill="none" stroke="{colour}" stroke-width="1" stroke-dasharray="4 3"/>'
+        )
+        parts.append(
+            f'<text x="{width - right - 170}" y="{top + 12 + 14 * n}" font-size="11" fill="{colour}">'
             f"{escape(ladder)} {escape(version)}</text>"
         )
+    parts.append(
+        f'<text class="legend" x="{left + 6}" y="{top + 10}" font-size="10" fill="#555">'
+        "line: μ, band: ± &#963;, "
+        "dashed: μ &#8722; 3&#963; (the rating the standings rank by)</text>"
+    )
     parts.append("</svg>")
     return "".join(parts)

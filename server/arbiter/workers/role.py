@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 
 from ..cluster import Placement
+from ..hosting.host import MatchHosting
+from ..ladder.host import LadderHost
 from ..lobby import FifoMatchmaker, Seek
-from ..sessions.registry import MemoryMailbox
+from ..lobby.matchmaker import Matchmaker
+from ..sessions.registry import MemoryMailbox, SessionRegistry
+from ..sessions.session import BotSession
 from .directory import WorkerDirectory
-
-if TYPE_CHECKING:
-    from ..node import Arbiter
-    from ..sessions.session import BotSession
 
 log = structlog.get_logger("arbiter")
 
@@ -53,6 +53,21 @@ def tag_logs(index: int) -> None:
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 
 
+
+class Node(Protocol):
+    """What a worker's role uses of its arbiter (``arbiter.node.Arbiter``): the arbiter hands
+    itself to the role, which so depends on this surface, not on the node module."""
+
+    hosting: MatchHosting
+    sessions: SessionRegistry
+    matchmaker: Matchmaker
+    ladders: LadderHost | None
+    stopping: bool
+
+    def result_unsent(self, bot: str) -> bool: ...
+
+    def redirect(self, session: BotSession, placement: Placement) -> None: ...
+
 @dataclass(frozen=True)
 class WorkerStart:
     """What the supervisor tells a worker: its index, the directory's folder, its own host."""
@@ -67,14 +82,14 @@ class WorkerStart:
         """The host redirects name for this worker's own port."""
         return "127.0.0.1" if self.bind_host in WILDCARD_HOSTS else self.bind_host
 
-    def role(self, arbiter: Arbiter, public_address: str) -> WorkerRole:
+    def role(self, arbiter: Node, public_address: str) -> WorkerRole:
         return WorkerRole(arbiter, WorkerDirectory(self.state, self.index), public_address)
 
 
 class WorkerRole:
     """Worker ``directory.index`` of an arbiter of several processes."""
 
-    def __init__(self, arbiter: Arbiter, directory: WorkerDirectory, public_address: str) -> None:
+    def __init__(self, arbiter: Node, directory: WorkerDirectory, public_address: str) -> None:
         self.arbiter = arbiter
         self.directory = directory
         self.index = directory.index
@@ -102,7 +117,7 @@ class WorkerRole:
     def busy(self, bot: str) -> bool:
         """Whether the bot must stay here: matches running, a result unsent or waiting in memory."""
         arbiter = self.arbiter
-        if arbiter.hosting.running_ids(bot) or arbiter._result_unsent(bot):
+        if arbiter.hosting.running_ids(bot) or arbiter.result_unsent(bot):
             return True
         mailbox = arbiter.sessions.mailbox
         return isinstance(mailbox, MemoryMailbox) and bot in mailbox.boxes
