@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 from .cli_text import OneLineErrors, fail, say
-from .cli_web import connection_options, spectator_options
+from .cli_web import account_options, connection_options, spectator_options
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
@@ -265,6 +265,7 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
 )
 @spectator_options
 @connection_options
+@account_options
 @click.option(
     "--advertise",
     default=None,
@@ -328,6 +329,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     web_header_timeout: float,
     web_max_connections: int,
     web_max_connections_per_address: int,
+    signup: str,
+    web_secret_file: str | None,
     advertise: str | None,
     lease: float,
     heartbeat: float,
@@ -413,10 +416,11 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         max_matches_per_bot=hosting.max_matches_per_bot,
         event_grace=hosting.event_grace,
     )
-    from .cli_web import parse_address, parse_delays
+    from .cli_web import parse_address, parse_delays, read_secret
     from .node import Arbiter
 
     web_at = parse_address(web_address) if web_address else None
+    web_secret = read_secret(web_secret_file) if web_at is not None else None
     if worker is not None and worker.index > 0:
         web_at = None  # the web pages are worker 0's
     if web_at is not None and store is None:
@@ -441,7 +445,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
             pages = ServedPages(
                 store,
                 PagesOptions(*web_at, limits, delays[0], delays[1], web_max_spectators,
-                             web_max_spectators_per_address, web_in_process, log_level),
+                             web_max_spectators_per_address, web_in_process, log_level,
+                             signup=signup, secret=web_secret),
             )  # fmt: skip
         arbiter = Arbiter(config, store=store, listeners=[pages.hub] if pages is not None else [])
         if worker is not None:
@@ -479,7 +484,9 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         if pages is not None:
             sessions = arbiter.sessions
             other = config.connections.max_connections or 0
-            click.echo(f"web pages on {await pages.start(sessions.connected, sessions.sessions.keys, other)}")
+            joined = arbiter.ladders.joined_by if arbiter.ladders is not None else None
+            address = await pages.start(sessions.connected, sessions.sessions.keys, other, joined)
+            click.echo(f"web pages on {address}")
         if worker is not None and arbiter.workers is not None:
             # The supervisor waits for this line (the last one a worker prints).
             arbiter.workers.serving(f"{worker.advertised_host}:{server.private_port}")
@@ -950,9 +957,10 @@ def _result_text(result: dict[str, Any], bots: dict[int, str]) -> str:
 
 
 def _register_store_commands() -> None:
-    from . import cli_events, cli_ladder, cli_web
+    from . import cli_accounts, cli_events, cli_ladder, cli_web
 
     cli_ladder.register(main)
+    cli_accounts.register(main)
     cli_events.register(main)
     cli_web.register(main)
 

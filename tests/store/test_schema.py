@@ -39,6 +39,9 @@ TABLES = {
     "event_pairings",
     "event_results",
     "event_games",
+    "accounts",
+    "invites",
+    "web_secret",
 }
 
 

@@ -25,6 +25,7 @@ from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
 from . import bot_reads, convert, migrate
+from .accounts import AccountStore
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
 from .events import EventStore
@@ -46,6 +47,7 @@ from .rows import (
 from .schema import (
     DESCRIPTION,
     OWNER,
+    Account,
     Base,
     Bot,
     BotVersionSeen,
@@ -64,7 +66,7 @@ SEQUENCE_LOCK = 0x41524249
 CREDENTIALS_PER_QUERY = 500
 
 
-class SqlStore(EventStore):
+class SqlStore(EventStore, AccountStore):
     """The durable store at a SQLAlchemy URL (``sqlite:///FILE`` or ``postgresql://...``)."""
 
     def __init__(self, url: str, clock: Callable[[], float] = time.time, create: bool = True) -> None:
@@ -193,18 +195,29 @@ class SqlStore(EventStore):
             return None
         with self._read() as session:
             bot = session.scalars(select(Bot).where(Bot.token_hash == hash_token(token))).first()
-            return None if bot is None else convert.bot_row(bot)
+            if bot is None:
+                return None
+            row = convert.bot_row(bot)
+            account = session.get(Account, bot.account_id) if bot.account_id is not None else None
+            # A disabled account's bots are refused as disabled bots are.
+            return replace(row, enabled=False) if account is not None and account.disabled else row
 
     def credentials(self, names: Collection[str]) -> dict[str, BotCredential]:
-        """The token hash and enabled flag of each of ``names`` that is registered."""
+        """The token hash and enabled flag of each of ``names`` that is registered (a bot of a
+        disabled account is not enabled)."""
         found: dict[str, BotCredential] = {}
         wanted = sorted(set(names))
         with self._read() as session:
             for start in range(0, len(wanted), CREDENTIALS_PER_QUERY):
                 chunk = wanted[start : start + CREDENTIALS_PER_QUERY]
-                query = select(Bot.name, Bot.token_hash, Bot.enabled).where(Bot.name.in_(chunk))
-                for name, token_hash, enabled in session.execute(query):
-                    found[name] = BotCredential(name, token_hash, enabled)
+                query = (
+                    select(Bot.name, Bot.token_hash, Bot.enabled, Account.disabled)
+                    .outerjoin(Account, Bot.account_id == Account.id)
+                    .where(Bot.name.in_(chunk))
+                )
+                for name, token_hash, enabled, account_disabled in session.execute(query):
+                    # A disabled account's bots are disabled bots (their calls end).
+                    found[name] = BotCredential(name, token_hash, enabled and not account_disabled)
         return found
 
     def bots_with_token_hashes(self, hashes: Collection[str]) -> dict[str, str]:

@@ -1,12 +1,13 @@
 """The web pages' own process of ``arbiter serve --web`` (the child side; ``web/relay.py`` starts it).
 
 ``main`` runs in a process started with multiprocessing's "spawn" context. It opens the store
-(reads only), binds the web port and answers on the pipe with ``Bound(address)`` or
-``Failed(one line)``; then a reader thread takes the arbiter's messages (``web/mirror.py``) off
-the pipe and hands each to the ``MirrorHub`` on this process's event loop
-(``call_soon_threadsafe``), where the spectators' streams read it. When the pipe closes (the
-arbiter stopped, or died) the pages stop and the process ends. Ctrl-C is the arbiter's: this
-process ignores SIGINT and lasts until the arbiter closes the pipe; SIGTERM stops it.
+(it reads, and writes only what the owners' pages change: docs/accounts.md), binds the web
+port and answers on the pipe with ``Bound(address)`` or ``Failed(one line)``; then a reader
+thread takes the arbiter's messages (``web/mirror.py``) off the pipe and hands each to the
+``MirrorHub`` on this process's event loop (``call_soon_threadsafe``), where the spectators'
+streams read it. When the pipe closes (the arbiter stopped, or died) the pages stop and the
+process ends. Ctrl-C is the arbiter's: this process ignores SIGINT and lasts until the arbiter
+closes the pipe; SIGTERM stops it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from multiprocessing.connection import Connection
 
 from ..logging_setup import configure_logging
 from ..store import SqlStore, StoreError, open_store
+from .accounts import AccountSettings
 from .app import WebServer, create_app
 from .guard import WebLimits
 from .live import MAX_SUBSCRIBERS, MAX_SUBSCRIBERS_PER_ADDRESS
@@ -37,6 +39,9 @@ class WebSettings:
     max_spectators: int = MAX_SUBSCRIBERS
     max_per_address: int = MAX_SUBSCRIBERS_PER_ADDRESS
     log_level: str = "warning"
+    #: The owners' pages (docs/accounts.md): the sign-up policy and the cookies' key (None: the store's).
+    signup: str = "invite"
+    secret: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,10 @@ async def _serve(pipe: Connection, store: SqlStore, settings: WebSettings) -> No
     hub = MirrorHub(settings.max_spectators, settings.max_per_address)
     try:
         server = WebServer(
-            create_app(store, hub, hub.connected), settings.host, settings.port, settings.limits
+            create_app(store, hub, hub.connected, accounts=AccountSettings(settings.signup, settings.secret)),
+            settings.host,
+            settings.port,
+            settings.limits,
         )
         await server.start()
     except OSError as exc:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..store import SqlStore
+from .accounts import AccountSettings
 from .app import WebServer, create_app
 from .guard import WebLimits
 from .live import MAX_SUBSCRIBERS, MAX_SUBSCRIBERS_PER_ADDRESS, LiveHub
@@ -26,6 +27,9 @@ class PagesOptions:
     max_per_address: int = MAX_SUBSCRIBERS_PER_ADDRESS
     in_process: bool = False
     log_level: str = "warning"
+    #: The owners' pages (docs/accounts.md): ``--signup`` and the key of ``--web-secret-file``.
+    signup: str = "invite"
+    secret: bytes | None = None
 
 
 class ServedPages:
@@ -50,20 +54,28 @@ class ServedPages:
         connected: Callable[[str], bool],
         present: Callable[[], Iterable[str]],
         other_connections: int = 0,
+        joined: Callable[[str], list[str]] | None = None,
     ) -> str:
         """``connected`` (in process) or ``present`` (to the pages' process) tell which bots have
-        a session; ``other_connections``: the gRPC port's cap, for the open-files limit."""
+        a session; ``other_connections``: the gRPC port's cap, for the open-files limit;
+        ``joined``: the ladders a bot has joined now (the owners' pages show it in process only)."""
         options = self.options
         if self.relay is not None:
             settings = WebSettings(
                 self.store.url, options.host, options.port, options.limits,
                 options.max_spectators, options.max_per_address, options.log_level,
+                options.signup, options.secret,
             )  # fmt: skip
             served = WebProcess(settings, self.relay, present)
             self._served = served
             return await served.start()
         server = WebServer(
-            create_app(self.store, self.hub, connected),
+            create_app(
+                self.store,
+                self.hub,
+                connected,
+                accounts=AccountSettings(options.signup, options.secret, joined),
+            ),
             options.host,
             options.port,
             options.limits,
