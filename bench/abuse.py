@@ -15,18 +15,23 @@ process, then runs each attack in turn from this process:
   ``/metrics`` scrape; and ``--metrics-partial`` partial requests to the metrics port (the
   arbiter's threads, and whether they are closed).
 - ``sse`` (item 5): event-stream subscribers of one live Torrent-5 match; the match's time with
-  them against the same match without them.
+  them against the same match without them (``--sse-rounds N``: N of each, the medians
+  compared), and when the last subscriber had the match's end. They all come from 127.0.0.1: lift the caps per
+  address for them (``--serve-arg=--web-max-spectators-per-address --serve-arg=5000
+  --serve-arg=--web-max-connections-per-address --serve-arg=0``).
 
 During each attack two fresh bots (new connections) connect and play a Torrent-5 match: the bench
 prints whether they got their Welcome, in what time, and whether the match ended within their
-clocks; and the arbiter's RSS, open descriptors and threads. After it, the time to recover: until
-the arbiter's descriptors are back near where they were and two fresh bots play again.
+clocks; and the arbiter's RSS, open descriptors and threads (and its web process's: ``serve
+--web`` serves the pages from a process of its own). After it, the time to recover: until the
+descriptors of both are back near where they were and two fresh bots play again.
 
 The exit status is 1 when an invariant fails (each is printed with FAIL): bots connect and play
 during every attack; the server closes every idle connection within ``--recover-timeout`` and
 every partial web or metrics request; the scrape stays under 1 MiB with no made-up method in it;
 a web page answers during the slowloris; the arbiter logs under 1 MiB during it; the match with
-subscribers takes at most 1.5 times as long as without them. Small sizes for a quick check:
+subscribers takes at most 1.5 times as long as without them (the medians of the rounds; a match
+alone counts as at least 0.2 s, its time being mostly noise below that). Small sizes for a quick check:
 ``--idle-connections 200 --slowloris 200 --junk-calls 500 --subscribers 100 --hold 10``.
 """
 
@@ -37,6 +42,7 @@ import asyncio
 import contextlib
 import http.client
 import os
+import statistics
 import struct
 import subprocess
 import sys
@@ -74,32 +80,53 @@ class Served:
     metrics: tuple[str, int]
     log: Path
 
-    def _proc(self, name: str) -> Path:
-        return Path(f"/proc/{self.process.pid}/{name}")
+    def _proc(self, name: str, pid: int | None = None) -> Path:
+        return Path(f"/proc/{pid or self.process.pid}/{name}")
 
-    def rss_mib(self) -> float:
-        for line in self._proc("status").read_text().splitlines():
+    def web_pid(self) -> int | None:
+        """The web pages' own process (``serve --web`` spawns it; None with --web-in-process)."""
+        with contextlib.suppress(OSError):
+            for task in os.listdir(self._proc("task")):
+                for child in self._proc(f"task/{task}/children").read_text().split():
+                    if b"spawn_main" in self._proc("cmdline", int(child)).read_bytes():
+                        return int(child)
+        return None
+
+    def rss_mib(self, pid: int | None = None) -> float:
+        for line in self._proc("status", pid).read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
 
-    def threads(self) -> int:
-        for line in self._proc("status").read_text().splitlines():
+    def threads(self, pid: int | None = None) -> int:
+        for line in self._proc("status", pid).read_text().splitlines():
             if line.startswith("Threads:"):
                 return int(line.split()[1])
         return -1
 
-    def fds(self) -> int:
+    def fds(self, pid: int | None = None) -> int:
         try:
-            return len(os.listdir(self._proc("fd")))
+            return len(os.listdir(self._proc("fd", pid)))
         except OSError:
             return -1
+
+    def all_fds(self) -> int:
+        """The descriptors of the arbiter and of its web process (where the spectators are)."""
+        web = self.web_pid()
+        return self.fds() + (self.fds(web) if web is not None else 0)
 
     def log_bytes(self) -> int:
         return self.log.stat().st_size
 
     def figures(self) -> str:
-        return f"RSS {self.rss_mib():.1f} MiB, {self.fds()} open descriptors, {self.threads()} threads"
+        said = f"RSS {self.rss_mib():.1f} MiB, {self.fds()} open descriptors, {self.threads()} threads"
+        web = self.web_pid()
+        if web is not None:
+            said += (
+                f"; its web process: RSS {self.rss_mib(web):.1f} MiB, {self.fds(web)} open descriptors,"
+                f" {self.threads(web)} threads"
+            )
+        return said
 
 
 @contextlib.contextmanager
@@ -259,7 +286,7 @@ async def recovered(arbiter: Served, baseline_fds: int, timeout: float) -> float
     play again (None: not within ``timeout``)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout:
-        if arbiter.fds() <= baseline_fds + FD_SLACK and (await probe(arbiter.grpc_address, 30.0)).ok:
+        if arbiter.all_fds() <= baseline_fds + FD_SLACK and (await probe(arbiter.grpc_address, 30.0)).ok:
             return time.monotonic() - started
         await asyncio.sleep(0.5)
     return None
@@ -284,7 +311,7 @@ async def during_and_after(
     """The probe during an attack, and the arbiter's figures then."""
     found = await probe(arbiter.grpc_address, args.probe_within)
     print(f"  during: {found.describe()}", flush=True)
-    print(f"  arbiter: {arbiter.figures()} (descriptors at the start: {baseline_fds})", flush=True)
+    print(f"  arbiter: {arbiter.figures()} (descriptors of both at the start: {baseline_fds})", flush=True)
     report.check(attack, found.ok, "bots connect and play within their clocks during the attack")
     return found
 
@@ -371,7 +398,7 @@ async def open_many(count: int, opener: Callable[[], Awaitable[None]], batch: in
 
 async def attack_idle(arbiter: Served, args: argparse.Namespace, report: Report) -> None:
     print(f"\nidle (item 2): {args.idle_connections} HTTP/2 connections that never open a stream", flush=True)
-    baseline = arbiter.fds()
+    baseline = arbiter.all_fds()
     watched = Watched(count_silent=True)
     host, port = arbiter.grpc_address.rsplit(":", 1)
 
@@ -416,7 +443,7 @@ async def attack_idle(arbiter: Served, args: argparse.Namespace, report: Report)
 
 async def attack_slowloris(arbiter: Served, args: argparse.Namespace, report: Report) -> None:
     print(f"\nslowloris (item 3): {args.slowloris} partial HTTP requests on the web port", flush=True)
-    baseline, log_before = arbiter.fds(), arbiter.log_bytes()
+    baseline, log_before = arbiter.all_fds(), arbiter.log_bytes()
     watched = Watched()
     host, port = arbiter.web
 
@@ -481,7 +508,7 @@ def timed_get_from(local: str, host: str, port: int, timeout: float) -> str:
 
 async def attack_junk(arbiter: Served, args: argparse.Namespace, report: Report) -> None:
     print(f"\njunk (item 4): {args.junk_calls} calls to made-up gRPC methods", flush=True)
-    baseline, rss_before = arbiter.fds(), arbiter.rss_mib()
+    baseline, rss_before = arbiter.all_fds(), arbiter.rss_mib()
     channels = [grpc.aio.insecure_channel(arbiter.grpc_address, options=CHANNEL_OPTIONS) for _ in range(8)]
     codes: dict[str, int] = {}
     started = time.monotonic()
@@ -550,11 +577,20 @@ async def metrics_partials(arbiter: Served, args: argparse.Namespace, report: Re
 # --- item 5: spectators of one live match ---------------------------------------------------
 
 
-async def watched_match(
-    arbiter: Served, subscribers: int, args: argparse.Namespace
-) -> tuple[float, int, int]:
-    """A Torrent-5 match whose first move waits until ``subscribers`` follow its event stream:
-    (seconds from then to its end, subscribers answered 200, bytes they received)."""
+@dataclass
+class WatchedMatch:
+    """A watched match: its seconds, the subscribers answered 200, the bytes they received, and
+    the seconds from the match's end until the last of them had its ``end`` event (None: not all
+    within ``--recover-timeout``)."""
+
+    seconds: float
+    accepted: int
+    received: int
+    delivered: float | None
+
+
+async def watched_match(arbiter: Served, subscribers: int, args: argparse.Namespace) -> WatchedMatch:
+    """A Torrent-5 match whose first move waits until ``subscribers`` follow its event stream."""
     bots = await connect_pair(arbiter.grpc_address, ("watched-a", "watched-b"), time.monotonic() + 60)
     assert bots is not None, "the watched bots did not connect"
     release = asyncio.Event()
@@ -572,9 +608,13 @@ async def watched_match(
         began = time.monotonic()
         release.set()
         await asyncio.wait_for(asyncio.gather(*games), args.recover_timeout)
-        took = time.monotonic() - began
-        await asyncio.sleep(0.5)  # the last frames and the end event reach the subscribers
-        return took, streams.accepted, streams.received
+        ended = time.monotonic()
+        took = ended - began
+        deadline = ended + args.recover_timeout
+        while streams.ended < streams.accepted and time.monotonic() < deadline:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)  # the last frames and the end event reach the subscribers
+        delivered = streams.last_end - ended if streams.ended >= streams.accepted else None
+        return WatchedMatch(took, streams.accepted, streams.received, delivered)
     finally:
         release.set()
         await streams.close()
@@ -588,6 +628,9 @@ class Streams:
     def __init__(self) -> None:
         self.accepted = 0
         self.received = 0
+        #: Streams that had their ``end`` event, and when the last one had it.
+        self.ended = 0
+        self.last_end = 0.0
         self.writers: list[asyncio.StreamWriter] = []
         self.tasks: list[asyncio.Task[None]] = []
 
@@ -610,8 +653,13 @@ class Streams:
             status = await reader.readline()
             self.accepted += b" 200 " in status
             answered.set_result(None)
+            tail = b""
             while chunk := await reader.read(65536):
                 self.received += len(chunk)
+                if b"event: end" in tail + chunk:
+                    self.ended += 1
+                    self.last_end = time.monotonic()
+                tail = chunk[-16:]
         except ConnectionError:
             pass
         finally:
@@ -628,23 +676,42 @@ class Streams:
 
 async def attack_sse(arbiter: Served, args: argparse.Namespace, report: Report) -> None:
     print(
-        f"\nsse (item 5): {args.subscribers} event-stream subscribers of one live Torrent-5 match", flush=True
-    )
-    baseline = arbiter.fds()
-    alone, _, _ = await watched_match(arbiter, 0, args)
-    print(f"  without subscribers: the match took {alone:.2f} s", flush=True)
-    flood = asyncio.ensure_future(watched_match(arbiter, args.subscribers, args))
-    await asyncio.sleep(0)
-    watched_probe = asyncio.ensure_future(probe_when_subscribed(arbiter, args))
-    (took, accepted, received), found = await asyncio.gather(flood, watched_probe)
-    print(
-        f"  with {args.subscribers} subscribers ({accepted} answered 200,"
-        f" {received / MIB:.1f} MiB sent to them):"
-        f" the match took {took:.2f} s ({took / alone:.1f} times as long)",
+        f"\nsse (item 5): {args.subscribers} event-stream subscribers of one live Torrent-5 match"
+        f" ({args.sse_rounds} round(s): a match alone, then one watched)",
         flush=True,
     )
+    baseline = arbiter.all_fds()
+    alone_times: list[float] = []
+    watched_times: list[float] = []
+    found: Probe | None = None
+    for number in range(1, args.sse_rounds + 1):
+        alone = (await watched_match(arbiter, 0, args)).seconds
+        flood = asyncio.ensure_future(watched_match(arbiter, args.subscribers, args))
+        await asyncio.sleep(0)
+        if found is None:  # the fresh bots' probe, in the first round
+            watched, found = await asyncio.gather(flood, probe_when_subscribed(arbiter, args))
+        else:
+            watched = await flood
+        took = watched.seconds
+        delivered = "not all" if watched.delivered is None else f"{watched.delivered:.2f} s"
+        print(
+            f"  round {number}: the match took {alone:.2f} s without subscribers, {took:.2f} s with"
+            f" {args.subscribers} ({watched.accepted} answered 200; {took / alone:.1f} times as long);"
+            f" {watched.received / MIB:.1f} MiB sent to them, the last had the match's end {delivered}"
+            " after it ended",
+            flush=True,
+        )
+        alone_times.append(alone)
+        watched_times.append(took)
+    alone, took = statistics.median(alone_times), statistics.median(watched_times)
+    print(
+        f"  medians: {alone:.2f} s without subscribers, {took:.2f} s with them"
+        f" ({took / alone:.1f} times as long)",
+        flush=True,
+    )
+    assert found is not None
     print(f"  during: {found.describe()}")
-    print(f"  arbiter: {arbiter.figures()} (descriptors at the start: {baseline})", flush=True)
+    print(f"  arbiter: {arbiter.figures()} (descriptors of both at the start: {baseline})", flush=True)
     report.check("sse", found.ok, "bots connect and play within their clocks during the attack")
     report.check(
         "sse", took <= 1.5 * max(alone, 0.2), "the match takes at most 1.5 times as long with subscribers"
@@ -654,8 +721,8 @@ async def attack_sse(arbiter: Served, args: argparse.Namespace, report: Report) 
 
 async def probe_when_subscribed(arbiter: Served, args: argparse.Namespace) -> Probe:
     """The probe, once most subscribers are connected (the descriptors have grown)."""
-    start_fds, deadline = arbiter.fds(), time.monotonic() + 60
-    while arbiter.fds() < start_fds + args.subscribers * 0.9 and time.monotonic() < deadline:  # noqa: ASYNC110
+    start_fds, deadline = arbiter.all_fds(), time.monotonic() + 60
+    while arbiter.all_fds() < start_fds + args.subscribers * 0.9 and time.monotonic() < deadline:  # noqa: ASYNC110
         await asyncio.sleep(0.1)
     return await probe(arbiter.grpc_address, args.probe_within)
 
@@ -686,6 +753,9 @@ def main() -> None:
         "--metrics-partial", type=int, default=300, help="partial requests on the metrics port"
     )
     parser.add_argument("--subscribers", type=int, default=2_000)
+    parser.add_argument(
+        "--sse-rounds", type=int, default=1, help="sse: matches alone and watched (the medians are checked)"
+    )
     parser.add_argument("--hold", type=float, default=60.0, help="seconds the slowloris lasts at most")
     parser.add_argument(
         "--trickle", type=float, default=10.0, help="seconds between a slowloris's header lines"

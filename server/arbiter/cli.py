@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .cli_hosting import HostingOptions, hosting_options
 from .cli_text import OneLineErrors, fail, say
-from .cli_web import connection_options, spectator_options
+from .cli_web import account_options, connection_options, spectator_options
 
 if TYPE_CHECKING:
     from .cluster import ClusterMember
@@ -257,8 +257,15 @@ def _time_control(base: float, increment: float, per_decision: float | None) -> 
     metavar="[LADDER=]N",
     help="With --web: spectators see running matches N moves late (every ladder, or one; repeatable).",
 )
+@click.option(
+    "--web-in-process",
+    is_flag=True,
+    help="With --web: serve the pages inside the arbiter's process, not in a process of their own"
+    " (docs/web.md).",
+)
 @spectator_options
 @connection_options
+@account_options
 @click.option(
     "--guests-play",
     is_flag=True,
@@ -322,11 +329,14 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     on_timeout: str,
     on_illegal: str,
     live_delay: tuple[str, ...],
+    web_in_process: bool,
     web_max_spectators: int,
     web_max_spectators_per_address: int,
     web_header_timeout: float,
     web_max_connections: int,
     web_max_connections_per_address: int,
+    signup: str,
+    web_secret_file: str | None,
     guests_play: bool,
     advertise: str | None,
     lease: float,
@@ -411,11 +421,13 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         connections=hosting.connections,
         credential_check=hosting.credential_check,
         max_matches_per_bot=hosting.max_matches_per_bot,
+        event_grace=hosting.event_grace,
     )
-    from .cli_web import parse_address, parse_delays
+    from .cli_web import parse_address, parse_delays, read_secret
     from .node import Arbiter
 
     web_at = parse_address(web_address) if web_address else None
+    web_secret = read_secret(web_secret_file) if web_at is not None else None
     if worker is not None and worker.index > 0:
         web_at = None  # the web pages are worker 0's
     if web_at is not None and store is None:
@@ -428,21 +440,24 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
     async def run() -> None:
         import structlog
 
-        from .web.app import WebServer, create_app
         from .web.guard import WebLimits
-        from .web.live import LiveHub
+        from .web.serving import PagesOptions, ServedPages
 
         # Before "listening on": a SIGTERM right after that line stops gracefully too.
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        hub = (
-            LiveHub(delays[1], delays[0], web_max_spectators, web_max_spectators_per_address)
-            if web_at is not None
-            else None
-        )
-        arbiter = Arbiter(config, store=store, listeners=[hub] if hub is not None else [])
+        pages = None
+        if web_at is not None and store is not None:
+            limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
+            pages = ServedPages(
+                store,
+                PagesOptions(*web_at, limits, delays[0], delays[1], web_max_spectators,
+                             web_max_spectators_per_address, web_in_process or guests_play, log_level,
+                             signup=signup, secret=web_secret),
+            )  # fmt: skip
+        arbiter = Arbiter(config, store=store, listeners=[pages.hub] if pages is not None else [])
         if worker is not None:
             arbiter.workers = worker.role(arbiter, f"{host}:{port}")
         if member is not None:
@@ -475,18 +490,13 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         )
         if metrics is not None:
             click.echo(f"metrics on http://{metrics.address}/metrics")
-        web = None
-        if web_at is not None and store is not None:
-            web = WebServer(
-                create_app(
-                    store, hub, arbiter.sessions.connected, people=arbiter.people if guests_play else None
-                ),
-                *web_at,
-                WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address),
-                other_connections=config.connections.max_connections or 0,
-            )
-            await web.start()
-            click.echo(f"web pages on {web.address}")
+        if pages is not None:
+            sessions = arbiter.sessions
+            other = config.connections.max_connections or 0
+            joined = arbiter.ladders.joined_by if arbiter.ladders is not None else None
+            people = arbiter.people if guests_play else None
+            address = await pages.start(sessions.connected, sessions.sessions.keys, other, joined, people)
+            click.echo(f"web pages on {address}")
         if worker is not None and arbiter.workers is not None:
             # The supervisor waits for this line (the last one a worker prints).
             arbiter.workers.serving(f"{worker.advertised_host}:{server.private_port}")
@@ -504,8 +514,8 @@ def serve(  # noqa: C901 - one command's checks in a row, each a one-line error;
         await stop.wait()
         log.info("stopping", grace=grace, running_matches=len(server.arbiter.hosting.matches))
         await server.stop(grace)
-        if web is not None:
-            await web.stop()
+        if pages is not None:
+            await pages.stop()
         if metrics is not None:
             metrics.stop()
         log.info("stopped")
@@ -957,9 +967,10 @@ def _result_text(result: dict[str, Any], bots: dict[int, str]) -> str:
 
 
 def _register_store_commands() -> None:
-    from . import cli_events, cli_ladder, cli_web
+    from . import cli_accounts, cli_events, cli_ladder, cli_web
 
     cli_ladder.register(main)
+    cli_accounts.register(main)
     cli_events.register(main)
     cli_web.register(main)
 

@@ -1,8 +1,8 @@
-"""The host's commands for events: ``arbiter events add|list|show|cancel|entrants``.
+"""The host's commands for events: ``arbiter events add|list|show|start|cancel|entrants``.
 
-Each takes ``--database URL`` as the ladder commands do. Hosting an event live (its rounds played
-by connected bots) is not built yet: these commands create events, enter bots and show what the
-store keeps (docs/events.md).
+Each takes ``--database URL`` as the ladder commands do. They change only the store: a running
+arbiter on it notices a start, a cancel or a withdrawal at its next look (``EventWatch``) and
+hosts the event's rounds (docs/events.md).
 """
 
 from __future__ import annotations
@@ -163,6 +163,17 @@ def events_show(name: str, as_json: bool, database: str | None) -> None:
         click.echo(json.dumps(report, indent=1))
     else:
         say(event_text(report))
+
+
+@events.command("start")
+@click.argument("name")
+@database_option
+def events_start(name: str, database: str | None) -> None:
+    """Start event NAME now (entries close; an arbiter on this store pairs its first round)."""
+    with opened(database) as store:
+        store.set_event_status(name, EventStatus.RUNNING)
+        count = len(store.entrants(name))
+    say(f"event {name} started with {count} entrants: a running arbiter on this store pairs round 1")
 
 
 @events.command("cancel")

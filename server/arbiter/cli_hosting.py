@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from .eventhost import EVENT_GRACE
 from .hosting.host import MAX_MATCHES_PER_BOT
 from .security.connections import (
     IDLE_SECONDS,
@@ -46,6 +47,8 @@ class HostingOptions:
     credential_check: float = CREDENTIAL_CHECK
     #: ``--max-matches-per-bot N``: the most matches one bot holds at once on a node.
     max_matches_per_bot: int = MAX_MATCHES_PER_BOT
+    #: ``--event-grace S``: seconds a bot absent when its event game is due has before it forfeits.
+    event_grace: float = EVENT_GRACE
 
 
 _FILE = click.Path(exists=True, dir_okay=False)
@@ -163,6 +166,14 @@ def hosting_options(func: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Seconds between checks of the connected bots in the store (disable and rotate end calls).",
         ),
+        click.option(
+            "--event-grace",
+            type=click.FloatRange(min=0),
+            metavar="S",
+            default=EVENT_GRACE,
+            show_default=True,
+            help="Seconds a bot not connected when its event game is due has before it forfeits the game.",
+        ),
     ]
     wrapped: Callable[..., Any] = command
     for decorator in reversed(decorators):
@@ -200,4 +211,5 @@ def read_hosting_options(kwargs: dict[str, Any]) -> HostingOptions:
         kwargs.pop("metrics_timeout"),
         kwargs.pop("credential_check"),
         kwargs.pop("max_matches_per_bot"),
+        kwargs.pop("event_grace"),
     )

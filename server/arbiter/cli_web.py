@@ -112,6 +112,49 @@ def connection_options(func: Callable[..., None]) -> Callable[..., None]:
     )(func)
 
 
+def account_options(func: Callable[..., None]) -> Callable[..., None]:
+    """``--signup`` and ``--web-secret-file``: the bot owners' pages (docs/accounts.md)."""
+    func = click.option(
+        "--web-secret-file",
+        type=click.Path(dir_okay=False),
+        default=None,
+        metavar="PATH",
+        help="A file holding the key that signs session cookies (at least 32 bytes) [default: a key"
+        " made once and kept in the store].",
+    )(func)
+    return click.option(
+        "--signup",
+        type=click.Choice(["open", "invite", "closed"]),
+        default="invite",
+        show_default=True,
+        help="Who may make an account on the web pages: anyone, holders of an invite code"
+        " (arbiter invites add), or nobody.",
+    )(func)
+
+
+#: The shortest key ``--web-secret-file`` may hold (bytes).
+MIN_SECRET = 32
+
+
+def read_secret(path: str | None) -> bytes | None:
+    """The key in ``path`` (surrounding white space left out), or None without a path; a file that
+    cannot be read or is too short is a usage error."""
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as file:
+            secret = file.read().strip()
+    except OSError as exc:
+        message = f"cannot read {path}: {exc.strerror or exc}"
+        raise click.BadParameter(message, param_hint="--web-secret-file") from None
+    if len(secret) < MIN_SECRET:
+        raise click.BadParameter(
+            f"{path} holds {len(secret)} bytes: a key is at least {MIN_SECRET}",
+            param_hint="--web-secret-file",
+        )
+    return secret
+
+
 @click.command("web")
 @click.option(
     "--database",
@@ -129,11 +172,14 @@ def connection_options(func: Callable[..., None]) -> Callable[..., None]:
 @live_delay_option
 @spectator_options
 @connection_options
+@account_options
 def web(
     database: str | None,
     host: str,
     port: int,
     poll: float,
+    signup: str,
+    web_secret_file: str | None,
     live_delay: tuple[str, ...],
     web_max_spectators: int,
     web_max_spectators_per_address: int,
@@ -141,13 +187,16 @@ def web(
     web_max_connections: int,
     web_max_connections_per_address: int,
 ) -> None:
-    """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API).
+    """Serve the web pages of a store (ladders, bots, replays, live matches, the JSON API, and
+    the bot owners' accounts).
 
-    This process only reads the store: live matches are followed by polling their moves.
+    Live matches are followed by polling their moves; this process writes to the store only
+    what the owners' pages change (accounts, their bots, tokens, pauses lifted).
     """
     from .cli_text import fail
     from .logging_setup import configure_logging
     from .store import SqlStore, StoreError, open_store
+    from .web.accounts import AccountSettings
     from .web.app import LIVE_WAIT, WebServer, create_app
     from .web.guard import WebLimits
     from .web.live import LiveHub
@@ -156,6 +205,7 @@ def web(
     if not poll > 0:
         raise click.BadParameter("--poll must be more than 0 seconds")
     default, per_ladder = parse_delays(live_delay)
+    accounts = AccountSettings(signup=signup, secret=read_secret(web_secret_file))
     configure_logging("warning")
     try:
         store: SqlStore = open_store(database)
@@ -165,7 +215,7 @@ def web(
 
     async def run() -> None:
         # A match's event stream waits up to a few polls for a match the store has just started.
-        app = create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll))
+        app = create_app(store, hub, live_wait=max(LIVE_WAIT, 10 * poll), accounts=accounts)
         limits = WebLimits.of(web_header_timeout, web_max_connections, web_max_connections_per_address)
         server = WebServer(app, host, port, limits)
         await server.start()

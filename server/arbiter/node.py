@@ -22,6 +22,10 @@ from .cluster import ClusterMember, Placement
 from .cluster.matchmaker import ClusterMatchmaker
 from .cluster.registry import TakenOver
 from .cluster.seeks import SeekTable
+from .eventhost import EVENT_GRACE
+from .eventhost.entries import Entered, EventRefused, Over, Spec
+from .eventhost.host import EventHost
+from .eventhost.watch import EVENT_CHECK, EventWatch
 from .hosting import EventBus, Listener, MatchHosting
 from .hosting.host import MAX_MATCHES_PER_BOT, RESUME_GRACE
 from .hosting.persistence import StoreWriter
@@ -56,6 +60,7 @@ from .sessions.session import BotSession
 from .store import SqlStore, StoreError
 from .transport.encode import ladder_joined, welcome
 from .transport.encode import redirect as encode_redirect
+from .transport.event_messages import event_ended
 from .transport.router import SeatRouter
 from .workers import WorkerRole
 
@@ -87,6 +92,10 @@ class ArbiterConfig:
     max_matches_per_bot: int = MAX_MATCHES_PER_BOT
     #: Seconds between two looks at the loaded ladders in the store (archived: no new match).
     ladder_check: float = LADDER_CHECK
+    #: Seconds a bot not connected when its event game is due has before it forfeits it.
+    event_grace: float = EVENT_GRACE
+    #: Seconds between two looks at the events in the store (started, cancelled, withdrawals).
+    event_check: float = EVENT_CHECK
 
 
 class SeekRefused(Exception):
@@ -137,12 +146,24 @@ class Arbiter:
         self.writer = StoreWriter(store) if store is not None else None
         #: The ladders, when the arbiter has a store.
         self.ladders: LadderHost | None = None
+        #: The events, when the arbiter has a store (hosted by a lone node of one process).
+        self.events: EventHost | None = None
         if store is not None and self.writer is not None:
             # The --bot flags and tokens file first, then the bots registered in the store.
             config.bot_store = config.bot_store or BotsFromFlagsThenStore(config.bots, StoreBots(store))
             self.ladders = LadderHost(StoreLadders(store), self.writer, self.hosting, self.sessions.connected)
-            # Order matters: the ladder reckons a result, the writer commits it, then the seats hear.
+            self.events = EventHost(
+                store,
+                self.writer,
+                self.hosting,
+                self.sessions.connected,
+                self._tell_event,
+                config.event_grace,
+            )
+            # Order matters: the ladder (and the event host) reckon a result, the writer commits
+            # it, then the seats hear.
             self.bus.subscribe(self.ladders, [MatchEnded])
+            self.bus.subscribe(self.events, [MatchEnded])
             self.bus.subscribe(self.writer, [MatchStarted, ActionApplied, MatchEnded])
         elif ladders:
             memory = MemoryLadders(ladders)
@@ -192,6 +213,10 @@ class Arbiter:
             )
             if self.ladders is not None:
                 self.ladder_watch = LadderWatch(self.ladders, store.get_ladder, config.ladder_check)
+        #: With a store: events started, cancelled or withdrawn from in the store (``start_watching``).
+        self.event_watch: EventWatch | None = None
+        if store is not None and self.events is not None:
+            self.event_watch = EventWatch(self.events, store, config.event_check)
 
     def _version_of(self, bot: str) -> str:
         session = self.sessions.sessions.get(bot)
@@ -311,6 +336,14 @@ class Arbiter:
             self.credentials.start()
         if self.ladder_watch is not None:
             self.ladder_watch.start()
+        if self.event_watch is not None and self._hosts_events():
+            self.event_watch.host.resume()
+            self.event_watch.start()
+
+    def _hosts_events(self) -> bool:
+        """Events are hosted by an arbiter of one node and one process (not in a cluster, not
+        with --processes): every bot of an event is connected to it."""
+        return self.events is not None and self.cluster is None and self.workers is None
 
     def revoke(self, session: BotSession, reason: str, message: str) -> None:
         """End ``session`` (its bot was disabled or its token rotated): the call ends with
@@ -362,6 +395,8 @@ class Arbiter:
             session.send(message)
         self.hosting.resume(bot_name)
         self.hosting.wake(self.sessions.connected)
+        if self.events is not None and self._hosts_events():
+            self.events.bot_connected(bot_name)
         log.info("session_opened", bot=bot_name, session=session.id, resumed=len(running))
         return session
 
@@ -411,6 +446,31 @@ class Arbiter:
             return
         self._ladder_host().challenge(session.bot_name, ladder, opponent)
 
+    # --- events -------------------------------------------------------------------------------
+    def _event_host(self) -> EventHost:
+        if self.events is None or not self._hosts_events():
+            raise EventRefused(
+                reasons.BAD_REQUEST,
+                "this arbiter hosts no events (events need a store, one node and one process)",
+            )
+        if self.stopping:
+            raise EventRefused(reasons.SHUTTING_DOWN, "the arbiter is shutting down")
+        return self.events
+
+    def enter_event(self, session: BotSession, event: str, spec: Spec) -> Entered | Over:
+        """Enter the session's bot in ``event`` (or find its entry); raises EventRefused."""
+        return self._event_host().enter(session.bot_name, event, spec)
+
+    def withdraw_event(self, session: BotSession, event: str) -> bool:
+        """Withdraw the session's bot from ``event``: True when the entry was deleted (before the
+        start); raises EventRefused."""
+        return self._event_host().withdraw(session.bot_name, event)
+
+    def _tell_event(self, bot: str, over: Over) -> None:
+        session = self.sessions.sessions.get(bot)
+        if session is not None:
+            session.send(pb.PlayResponse(event_ended=event_ended(over)))
+
     def restore_from_store(self, grace: float | None = None, only: set[str] | None = None) -> int:
         """Rebuild the matches the store lists as running (after a crash) from their move logs;
         each resumes when both bots are back, or is aborted unrated after ``grace`` seconds.
@@ -439,6 +499,7 @@ class Arbiter:
                 ladder=start.ladder,
                 versions={1: start.seat_1.version, 2: start.seat_2.version},
                 rated=start.rated,
+                event=start.event,
                 # A leg of a duplicate pair: its commitment is not the seed's alone.
                 paired=start.seed_commitment != get_game(start.game).seed_commitment(seed),
             )
@@ -536,18 +597,23 @@ class Arbiter:
         self.hosting.answer(match, bot_name, turn_id, action)
 
     # --- stopping -----------------------------------------------------------------------------
-    async def shutdown(self, grace: float) -> None:
-        """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
+    def _start_nothing(self) -> None:
+        """The first step of stopping: the watches stop, and nothing starts a match any more."""
         self.stopping = True
-        if self.credentials is not None:
-            self.credentials.stop()
-        if self.ladder_watch is not None:
-            self.ladder_watch.stop()
+        for watch in (self.credentials, self.ladder_watch, self.event_watch):
+            if watch is not None:
+                watch.stop()
+        if self.events is not None:
+            self.events.stop()  # no game starts, none aborted is played again
         self.matchmaker.clear()
         if self.workers is not None:
             self.workers.stop()
         if self.ladders is not None:
             self.ladders.stop()  # else every match that ends in the grace would start another
+
+    async def shutdown(self, grace: float) -> None:
+        """Stop pairing, give running matches ``grace`` seconds, abort the rest, close sessions."""
+        self._start_nothing()
         draining = self.cluster is not None and not self.cluster.lost
         if self.cluster is not None and draining:
             await self.cluster.drain()

@@ -38,6 +38,10 @@ TABLES = {
     "event_rounds",
     "event_pairings",
     "event_results",
+    "event_games",
+    "accounts",
+    "invites",
+    "web_secret",
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 from arbiter.web.app import create_app
-from arbiter.web.headers import CONTENT_SECURITY_POLICY
+from arbiter.web.headers import CONTENT_SECURITY_POLICY, EMBED_POLICY
 from fastapi.routing import APIRoute
 from starlette.routing import Mount, Route
 
@@ -26,8 +26,13 @@ WANTED = {
 }
 
 
+#: The embeddable replay alone may be framed, by any site (issue 19 item 15).
+EMBEDDED = {**WANTED, "content-security-policy": EMBED_POLICY, "x-frame-options": None}
+
+
 def check_headers(answer: httpx.Response, url: str) -> None:
-    for name, value in WANTED.items():
+    wanted = EMBEDDED if url.startswith("/embed/") else WANTED
+    for name, value in wanted.items():
         assert answer.headers.get(name) == value, f"{url}: {name} is {answer.headers.get(name)!r}"
 
 
@@ -48,6 +53,18 @@ def test_every_route_answers_with_the_security_headers(site: Site) -> None:
             else:
                 continue
             for url in urls:
+                if isinstance(route, APIRoute) and "GET" not in (route.methods or ()):
+                    # The owners' forms: refused without a session's CSRF token, with the headers.
+                    answer = client.post(url)
+                    assert answer.status_code == 403, f"{url}: {answer.status_code}"
+                    check_headers(answer, url)
+                    asked.add(route.path)
+                    continue
+                if url.startswith("/account"):  # logged out: to the login page
+                    redirect = client.get(url)
+                    assert redirect.status_code == 303 and redirect.headers["location"] == "/login", url
+                    check_headers(redirect, url)
+                    url = "/login"
                 if url.endswith("/events"):
                     with client.stream("GET", url) as answer:
                         check_headers(answer, url)

@@ -1,6 +1,6 @@
 """Many spectators (docs/reliability.md, "Many spectators of one match"): a frame is encoded once
 for all its spectators, and the live event streams are capped per address and in all. The caps
-over real HTTP, on `arbiter web`."""
+over real HTTP, on `arbiter serve --web` (whose pages' process holds the streams)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ export const ENV = {
   size: "ARBITER_SIZE",
   games: "ARBITER_GAMES",
   ladder: "ARBITER_LADDER",
+  event: "ARBITER_EVENT",
   version: "ARBITER_BOT_VERSION",
   base: "ARBITER_BASE",
   increment: "ARBITER_INCREMENT",
@@ -48,6 +49,8 @@ export interface BotOptions {
   clientKey?: string;
   strictSeed: boolean;
   ladder?: string;
+  /** Enter this event instead of seeking; stop once it is over. */
+  event?: string;
   version?: string;
   /** Seconds until the first Welcome before giving up (null: keep trying forever). */
   connectTimeout: number | null;
@@ -55,7 +58,7 @@ export interface BotOptions {
 
 export class UsageError extends Error {}
 
-const VALUE_OPTIONS = ["server", "connect-timeout", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "version", "seed", "log-level", "ca", "client-cert", "client-key"];
+const VALUE_OPTIONS = ["server", "connect-timeout", "token", "game", "size", "games", "base", "increment", "per-decision", "max-concurrent", "ladder", "event", "version", "seed", "log-level", "ca", "client-cert", "client-key"];
 const FLAGS = ["tls", "strict-seed", "help"];
 
 export function usage(program: string, description?: string, games: readonly GameName[] = GAMES): string {
@@ -71,6 +74,7 @@ export function usage(program: string, description?: string, games: readonly Gam
     ["--per-decision S", `cap per decision in seconds ($${ENV.perDecision})`],
     ["--max-concurrent N", "matches played at once (default 1)"],
     ["--ladder NAME", `join this ladder instead of seeking ($${ENV.ladder})`],
+    ["--event NAME", `enter this event instead of seeking; stop once it is over ($${ENV.event})`],
     ["--version TEXT", `the version this bot plays as ($${ENV.version})`],
     ["--seed N", "seed of the bot's random choices (default: random)"],
     ["--tls", `connect with TLS ($${ENV.tls}=1; system root certificates)`],
@@ -170,6 +174,9 @@ export function parseOptions(
   if ((clientCert === undefined) !== (clientKey === undefined)) throw new UsageError("give --client-cert and --client-key together");
   const tlsEnv = (env[ENV.tls] ?? "").trim().toLowerCase();
   const tls = args.tls === true || ca !== undefined || clientCert !== undefined || ["1", "true", "yes"].includes(tlsEnv);
+  const ladder = text("ladder", ENV.ladder);
+  const event = text("event", ENV.event);
+  if (ladder !== undefined && event !== undefined) throw new UsageError(`give --ladder ($${ENV.ladder}) or --event ($${ENV.event}), not both`);
   return {
     server,
     token,
@@ -185,7 +192,8 @@ export function parseOptions(
     clientCert,
     clientKey,
     strictSeed: args["strict-seed"] === true,
-    ladder: text("ladder", ENV.ladder),
+    ladder,
+    event,
     version: text("version", ENV.version),
     connectTimeout: connectTimeout || null,
   };
@@ -247,6 +255,7 @@ export async function runCli(makeBot: (options: BotOptions) => Bot, config: CliC
       credentials: options.tls ? tlsCredentials({ ca: options.ca, clientCert: options.clientCert, clientKey: options.clientKey }) : undefined,
       strictSeed: options.strictSeed,
       ladder: options.ladder,
+      event: options.event,
       version: options.version,
       connectTimeout: options.connectTimeout,
       logger: stderrLogger(options.logLevel),

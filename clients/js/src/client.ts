@@ -7,6 +7,9 @@ import { performance } from "node:perf_hooks";
 import { ChannelCredentials, ClientDuplexStream, credentials as grpcCredentials, Metadata, ServiceError, status } from "@grpc/grpc-js";
 import {
   BotServiceClient,
+  EventEnded,
+  EventEntered,
+  EventRejected,
   IllegalActionPolicy,
   LadderRejected,
   MatchEnded,
@@ -114,6 +117,9 @@ export interface SessionOptions {
   maxConcurrent?: number;
   /** Join this ladder instead of seeking. */
   ladder?: string;
+  /** Enter this event instead of seeking: play the games the arbiter starts for it, and stop once the event
+   * is over (EventEnded) and its matches have ended; `games` is then not used. */
+  event?: string;
   /** The version this bot plays as (metadata arbiter-bot-version; ladders rate per version). */
   version?: string;
   /** TLS: tlsCredentials() (or grpc.credentials.createSsl()); default plain text. */
@@ -257,6 +263,11 @@ export class Session {
   private openSeeks = 0;
   private attempt = 0;
   private joined = false;
+  /** EnterEvent was sent on the current connection (with `event`). */
+  private eventSent = false;
+  /** The event's entry and its end, once the arbiter told them (with `event`). */
+  eventEntered: EventEntered | undefined;
+  eventEnded: EventEnded | undefined;
   private call: ClientDuplexStream<PlayRequest, PlayResponse> | undefined;
   private stopping = false;
   private fatal: Error | undefined;
@@ -287,6 +298,7 @@ export class Session {
     }
     if (options.games !== undefined && options.games < 0) throw new Error("games must not be negative");
     if (!options.token) throw new AuthenticationError("no token given: every bot needs its token from the arbiter");
+    if (options.event !== undefined && options.ladder !== undefined) throw new Error("a bot enters an event or joins a ladder, not both");
     this.log = options.logger ?? stderrLogger("info");
     this.rng = options.rng ?? Math.random;
     this.backoff = options.backoff ?? new Backoff();
@@ -304,8 +316,10 @@ export class Session {
     return this.seeds;
   }
 
-  /** Whether the requested number of matches has finished (never, when games is undefined). */
+  /** Whether the requested number of matches has finished (never, when games is undefined); in an event:
+   * whether the event is over and the bot's matches have ended. */
   done(): boolean {
+    if (this.options.event !== undefined) return this.eventEnded !== undefined && this.active() === 0;
     return this.options.games !== undefined && this.finished >= this.options.games && this.active() === 0;
   }
 
@@ -489,6 +503,10 @@ export class Session {
 
   private topUpSeeks(): void {
     if (this.call === undefined) return;
+    if (this.options.event !== undefined) {
+      this.enterEvent(this.options.event);
+      return;
+    }
     if (this.options.ladder !== undefined) {
       this.ladderMembership();
       return;
@@ -511,6 +529,44 @@ export class Session {
       this.openSeeks += 1;
       this.log.log("info", "seeking a match", { game: this.game, size: this.options.size, open_seeks: this.openSeeks });
     }
+  }
+
+  /** In an event: enter once per connection (answered again when entered already), until it is over. */
+  private enterEvent(event: string): void {
+    if (this.eventSent || this.eventEnded !== undefined) return;
+    this.eventSent = true;
+    this.send(PlayRequest.fromPartial({ kind: { $case: "enterEvent", enterEvent: { event, spec: specToPb(this.game, this.options.size) } } }));
+    this.log.log("info", "entering event", { event });
+  }
+
+  private onEventEntered(message: EventEntered): void {
+    if (message.event !== this.options.event) return;
+    this.eventEntered = message;
+    this.log.log("info", "entered event", { event: message.event, seed: message.seed, entrants: message.entrants, status: message.status });
+  }
+
+  private onEventEnded(message: EventEnded): void {
+    if (message.event !== this.options.event) return;
+    this.eventEnded = message;
+    this.log.log("info", "event ended", { event: message.event, status: message.status, place: message.place, points: message.points, entrants: message.entrants });
+    if (this.done()) this.stopNow();
+  }
+
+  private onEventRejected(message: EventRejected): void {
+    const reason = reasonOf(message.status);
+    this.log.log("error", "event request refused", { event: message.event, reason, message: message.status?.message });
+    if (reason === "SHUTTING_DOWN") return; // entered again on the next connection
+    if (reason === "RATE_LIMITED") {
+      this.eventSent = false;
+      this.later(retryDelay(message.status) ?? 1, () => this.topUpSeeks());
+      return;
+    }
+    this.fatal = new BadRequestError(
+      `the arbiter refused event ${JSON.stringify(message.event)}: ${message.status?.message} (${reason})`,
+      reason === "EVENT_NOT_FOUND" ? status.NOT_FOUND : status.FAILED_PRECONDITION,
+      reason,
+    );
+    this.stopNow();
   }
 
   private ladderMembership(): void {
@@ -569,6 +625,15 @@ export class Session {
       }
       case "ladderRejected":
         return this.onLadderRejected(kind.ladderRejected);
+      case "eventEntered":
+        return this.onEventEntered(kind.eventEntered);
+      case "eventEnded":
+        return this.onEventEnded(kind.eventEnded);
+      case "eventRejected":
+        return this.onEventRejected(kind.eventRejected);
+      case "eventWithdrawn":
+        this.log.log("info", "withdrew from event", { event: kind.eventWithdrawn.event });
+        return;
       case "redirect":
         return this.onRedirect(kind.redirect);
       default:
@@ -612,6 +677,7 @@ export class Session {
     this.expected = new Set([...resumed].filter((id) => !this.matches.has(id)));
     this.openSeeks = 0; // seeks belong to the stream that sent them
     this.joined = false; // and so do ladder memberships
+    this.eventSent = false; // and event entries
     for (const pause of welcome.ladderPauses) {
       this.log.log("warning", "paused on a ladder (joining resumes)", { ladder: pause.ladder, reason: pause.reason });
     }

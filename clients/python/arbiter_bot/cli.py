@@ -16,6 +16,8 @@
   ``$ARBITER_PER_DECISION``, default the arbiter's default time control
 - ``--ladder NAME``: ``$ARBITER_LADDER``; join that ladder instead of seeking (the arbiter then
   picks the game, the opponents and the clocks)
+- ``--event NAME``: ``$ARBITER_EVENT``; enter that event instead of seeking, play the games the
+  arbiter starts for it and stop once the event is over (logging the entry and the event's end)
 - ``--version TEXT``: ``$ARBITER_BOT_VERSION``; the version this bot plays as (ladders rate per version)
 - ``--tls``: ``$ARBITER_TLS`` (``1``, ``true`` or ``yes``); connect with TLS, trusting the system's root
   certificates, or ``--ca FILE`` (``$ARBITER_CA``; implies ``--tls``); for mutual TLS also
@@ -53,6 +55,7 @@ ENV_GAME = "ARBITER_GAME"
 ENV_SIZE = "ARBITER_SIZE"
 ENV_GAMES = "ARBITER_GAMES"
 ENV_LADDER = "ARBITER_LADDER"
+ENV_EVENT = "ARBITER_EVENT"
 ENV_VERSION = "ARBITER_BOT_VERSION"
 ENV_BASE = "ARBITER_BASE"
 ENV_INCREMENT = "ARBITER_INCREMENT"
@@ -92,6 +95,7 @@ class BotOptions:
     client_key: str | None = None
     strict_seed: bool = False
     ladder: str | None = None
+    event: str | None = None
     version: str | None = None
     #: Seconds until the first Welcome before giving up (None: keep trying forever).
     connect_timeout: float | None = CONNECT_TIMEOUT
@@ -143,6 +147,11 @@ def build_parser(description: str | None = None, games: Sequence[str] = GAMES) -
     add("--per-decision", type=float, metavar="S", help=f"cap per decision in seconds (${ENV_PER_DECISION})")
     add("--max-concurrent", type=int, default=1, metavar="N", help="matches played at once (default 1)")
     add("--ladder", metavar="NAME", help=f"join this ladder instead of seeking (${ENV_LADDER})")
+    add(
+        "--event",
+        metavar="NAME",
+        help=f"enter this event instead of seeking; stop once it is over (${ENV_EVENT})",
+    )
     add(
         "--version",
         dest="bot_version",
@@ -243,6 +252,10 @@ def parse_options(
     if (client_cert is None) != (client_key is None):
         parser.error("give --client-cert and --client-key together")
     tls = bool(args.tls or ca or client_cert or env.get(ENV_TLS, "").strip().lower() in ("1", "true", "yes"))
+    ladder = args.ladder or env.get(ENV_LADDER) or None
+    event = args.event or env.get(ENV_EVENT) or None
+    if ladder is not None and event is not None:
+        parser.error(f"give --ladder (${ENV_LADDER}) or --event (${ENV_EVENT}), not both")
     return BotOptions(
         server=server,
         token=token,
@@ -258,7 +271,8 @@ def parse_options(
         client_cert=client_cert,
         client_key=client_key,
         strict_seed=args.strict_seed,
-        ladder=args.ladder or env.get(ENV_LADDER) or None,
+        ladder=ladder,
+        event=event,
         version=args.bot_version or env.get(ENV_VERSION) or None,
         connect_timeout=connect_timeout,
     )
@@ -329,6 +343,7 @@ def run_cli(
                 credentials=credentials,
                 strict_seed=options.strict_seed,
                 ladder=options.ladder,
+                event=options.event,
                 version=options.version,
                 connect_timeout=options.connect_timeout,
             )

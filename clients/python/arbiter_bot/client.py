@@ -78,6 +78,7 @@ from .errors import (
     rich_status,
     status_code_name,
 )
+from .event_entry import EventEntry
 
 log = structlog.get_logger("arbiter_bot")
 
@@ -326,6 +327,7 @@ class Session:
         ladder: str | None = None,
         version: str | None = None,
         connect_timeout: float | None = CONNECT_TIMEOUT,
+        event: str | None = None,
     ) -> None:
         if connect_timeout is not None and not connect_timeout > 0:
             raise ValueError("connect_timeout must be a positive number of seconds (None: no limit)")
@@ -337,6 +339,8 @@ class Session:
             raise ValueError("games must not be negative")
         if not token:
             raise AuthenticationError("no token given: every bot needs its token from the arbiter")
+        if event is not None and ladder is not None:
+            raise ValueError("a bot enters an event or joins a ladder, not both")
         self.bot = bot
         self.address = address
         #: The addresses to connect to, in turn after each failure (``address`` may list several
@@ -366,6 +370,8 @@ class Session:
         #: The version this bot plays as (ladders keep ratings per version).
         self.version = version
         self._joined = False
+        #: Enter this event instead of seeking, and play until it is over (``event_entry``).
+        self.event = EventEntry(event, self.game, self.options) if event is not None else None
         self.bot_name = ""
         self.summaries: list[MatchSummary] = []
         self._matches: dict[str, _Match] = {}
@@ -386,7 +392,10 @@ class Session:
     # --- the loop ---------------------------------------------------------------------------
 
     def done(self) -> bool:
-        """Whether the requested number of matches has finished (never, when ``games`` is None)."""
+        """Whether the requested number of matches has finished (never, when ``games`` is None); in
+        an event: whether the event is over and the bot's matches have ended."""
+        if self.event is not None:
+            return self.event.ended is not None and not self._active()
         return self.games is not None and self._finished >= self.games and not self._active()
 
     async def run(self) -> list[MatchSummary]:
@@ -583,6 +592,11 @@ class Session:
     def _top_up_seeks(self) -> None:
         if self._outbox is None:
             return
+        if self.event is not None:
+            if not self.event.sent and self.event.ended is None:
+                self._send(self.event.request())
+                log.info("entering event", event_name=self.event.name)
+            return
         if self.ladder is not None:
             self._ladder_membership()
             return
@@ -661,31 +675,40 @@ class Session:
             self._on_turn(response.turn)
         elif kind == "move_rejected":
             await self._on_rejected(response.move_rejected)
-        elif kind == "move_acknowledged":
-            ack = response.move_acknowledged
-            log.debug("duplicate move acknowledged", match_id=ack.match_id, turn_id=ack.turn_id)
         elif kind == "match_ended":
             await self._on_match_ended(response.match_ended)
         elif kind == "seek_rejected":
             self._on_seek_rejected(response.seek_rejected)
-        elif kind == "ladder_joined":
-            joined = response.ladder_joined
-            log.info(
-                "joined ladder",
-                ladder=joined.ladder,
-                version=joined.bot_version,
-                rated=joined.rated,
-                resumed_from_pause=joined.resumed_from_pause or None,
-            )
         elif kind == "ladder_rejected":
             self._on_ladder_rejected(response.ladder_rejected)
+        elif kind in ("event_entered", "event_ended", "event_rejected", "event_withdrawn"):
+            self._on_event_message(response, kind)
         elif kind == "redirect":
             self._on_redirect(response.redirect)
-        elif kind == "seek_pending":
-            pending = response.seek_pending
-            log.info("waiting for an opponent", seek_id=pending.seek_id, waiting=pending.waiting)
         else:
-            log.warning("unknown message from the arbiter (newer protocol?)", kind=kind)
+            _log_note(response, kind)
+
+    def _on_event_message(self, response: pb.PlayResponse, kind: str) -> None:
+        entry = self.event
+        if kind == "event_withdrawn":
+            log.info("withdrew from event", event_name=response.event_withdrawn.event)
+            return
+        if entry is None or getattr(response, kind).event != entry.name:
+            log.warning("a message about an event this bot did not enter", kind=kind)
+            return
+        if kind == "event_entered":
+            entry.on_entered(response.event_entered)
+        elif kind == "event_ended":
+            entry.on_ended(response.event_ended)
+            if self.done():
+                self._stop_now()
+        else:
+            error, again = entry.on_rejected(response.event_rejected)
+            if error is not None:
+                self._fatal = error
+                self._stop_now()
+            elif again is not None:
+                self._later(again, self._top_up_seeks)
 
     def _on_redirect(self, redirect: pb.Redirect) -> None:
         """A cluster sends the bot to another node: connect there (the matches go on there)."""
@@ -729,6 +752,8 @@ class Session:
         self._expected = resumed - self._matches.keys()
         self._open_seeks = 0  # seeks belong to the stream that sent them
         self._joined = False  # and so do ladder memberships
+        if self.event is not None:
+            self.event.sent = False  # and event entries (EnterEvent again: it is answered again)
         for pause in welcome.ladder_pauses:
             log.warning("paused on a ladder (joining resumes)", ladder=pause.ladder, reason=pause.reason)
         log.info("connected", bot=welcome.bot_name, resumed=sorted(resumed), address=self.target)
@@ -967,6 +992,27 @@ class Session:
         self._top_up_seeks()
 
 
+def _log_note(response: pb.PlayResponse, kind: str | None) -> None:
+    """A message that asks nothing of the session: logged."""
+    if kind == "move_acknowledged":
+        ack = response.move_acknowledged
+        log.debug("duplicate move acknowledged", match_id=ack.match_id, turn_id=ack.turn_id)
+    elif kind == "ladder_joined":
+        joined = response.ladder_joined
+        log.info(
+            "joined ladder",
+            ladder=joined.ladder,
+            version=joined.bot_version,
+            rated=joined.rated,
+            resumed_from_pause=joined.resumed_from_pause or None,
+        )
+    elif kind == "seek_pending":
+        pending = response.seek_pending
+        log.info("waiting for an opponent", seek_id=pending.seek_id, waiting=pending.waiting)
+    else:
+        log.warning("unknown message from the arbiter (newer protocol?)", kind=kind)
+
+
 def _text(game: str, action: Any) -> str:
     try:
         return str(get_game(game).format_action(action))
@@ -992,7 +1038,9 @@ async def run_bot(
     ``connect_timeout`` (seconds until the first Welcome, default 30; ``None``: no limit),
     ``max_retries`` (re-asks of ``choose`` after refusals of one turn before a random legal action is
     sent), ``fallback_on_error`` (a random legal action when ``choose`` raises; otherwise the error
-    propagates), ``strict_seed`` (raise :class:`SeedMismatch` instead of only logging it), ``rng``.
+    propagates), ``strict_seed`` (raise :class:`SeedMismatch` instead of only logging it), ``rng``,
+    ``ladder`` (join that ladder instead of seeking), ``version``, ``event`` (enter that event
+    instead of seeking and play until it is over; ``games`` is then not used).
 
     Raises :class:`AuthenticationError`, :class:`ReplacedError`, :class:`BadRequestError` or
     :class:`ArbiterError` when the arbiter ends the session for good, :class:`ConnectError` when

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from . import knockout, round_robin, swiss
-from .model import EventConfig, Finished, Format, History, Round
+from .model import EventConfig, Finished, Format, Game, History, Pairing, Round, schedule
 
 
 def total_rounds(config: EventConfig, entrants: int) -> int | None:
@@ -39,3 +39,20 @@ def next_round(
     if config.format is Format.KNOCKOUT:
         return knockout.next_round(entrants, history, config.games_per_pairing, config.duplicate_pairs)
     raise ValueError("an arena has no rounds: its free bots are paired as they come (arena.pair)")
+
+
+def games_to_play(config: EventConfig, pairing: Pairing, games: Sequence[Game]) -> list[tuple[str, str]]:
+    """The seats of the games ``pairing`` still has to play after ``games`` (its games so far, in
+    order), ``(seat 1, seat 2)`` each; none: the pairing is decided. A knockout pairing that is
+    level after its scheduled games plays its tie-break games (``knockout.next_games``)."""
+    if config.format is Format.KNOCKOUT:
+        return knockout.next_games(pairing, games, config.games_per_pairing, config.duplicate_pairs)
+    return schedule(pairing, config.games_per_pairing, config.duplicate_pairs)[len(games) :]
+
+
+def round_decided(config: EventConfig, played: Round, history: History) -> bool:
+    """Whether every pairing of round ``played`` has all its games' results in ``history``."""
+    return all(
+        not games_to_play(config, pairing, history.games_of(played.number, board))
+        for board, pairing in enumerate(played.pairings, start=1)
+    )

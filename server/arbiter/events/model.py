@@ -154,6 +154,17 @@ FINISHED = Finished()
 
 
 @dataclass(frozen=True)
+class GameRef:
+    """Which game of an event a match plays: game ``game`` (1, 2, ...) of board ``board`` of
+    round ``round`` (the hosting tags the match with it; the store keeps it with the match)."""
+
+    event: str
+    round: int
+    board: int
+    game: int
+
+
+@dataclass(frozen=True)
 class Game:
     """One game of a pairing: who sat where, and its result."""
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from ..events.model import Game
 from ..ladder.host import LadderResult
 from ..ladder.model import BotVersion, Termination
 from ..ladder.ratings import RatingTally
@@ -58,6 +59,8 @@ class StoreWriter:
         self.moves: dict[str, list[MoveRow]] = {}
         self.plies: dict[str, int] = {}
         self.ladder_results: dict[str, LadderResult] = {}
+        #: Event games' results to write with their matches' ends (``event_result``).
+        self.event_results: dict[str, Game] = {}
         self.waiting_release: dict[str, list[Callable[[], None]]] = {}
         self.committed: set[str] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -81,7 +84,8 @@ class StoreWriter:
             self._flush(match_id)
             self.plies.pop(match_id, None)
             ladder = self.ladder_results.pop(match_id, None)
-            future = self._submit(self._finish, event, ladder)
+            game = self.event_results.pop(match_id, None)
+            future = self._submit(self._finish, event, ladder, game)
             future.add_done_callback(lambda _: self._committed_soon(match_id))
 
     def _move(self, event: ActionApplied) -> None:
@@ -119,12 +123,22 @@ class StoreWriter:
         subscribed before this writer, so it comes before the MatchEnded)."""
         self.ladder_results[result.match_id] = result
 
+    def event_result(self, match_id: str, game: Game) -> None:
+        """The event game's result of a match, written with the match's end in one transaction
+        (the event host is subscribed before this writer, so it comes before the MatchEnded)."""
+        self.event_results[match_id] = game
+
+    def call(self, write: Callable[..., Any], *args: Any) -> Future[None]:
+        """Run another write of the store in order after those submitted before (retried while
+        the store is away): the event host stores a round only after its results."""
+        return self._submit(write, *args)
+
     def resume_bot(self, ladder: str, bot: str) -> None:
         """Lift the bot's pause on ``ladder`` after the writes submitted before (a result still
         waiting to be written may pause it)."""
         self._submit(self.store.resume_bot, ladder, bot)
 
-    def _finish(self, event: MatchEnded, ladder: LadderResult | None) -> None:
+    def _finish(self, event: MatchEnded, ladder: LadderResult | None, game: Game | None = None) -> None:
         end = event.end
         termination = (
             ladder.termination if ladder is not None else _TERMINATIONS.get(end.reason, Termination.GAME_END)
@@ -145,7 +159,9 @@ class StoreWriter:
             for seat, change in enumerate(ladder.changes, 1):
                 updates.append(RatingUpdate(seat, change.bot, change.before, change.after))
             tallies.update(ladder.tallies)
-        first_time = self.store.finish_match(event.facts.match_id, result, updates or None, tallies or None)
+        first_time = self.store.finish_match(
+            event.facts.match_id, result, updates or None, tallies or None, event_game=game
+        )
         if ladder is not None and first_time:
             # Each count retried on its own: were this whole write retried after the result had
             # committed, finish_match would answer "ended already" and the counts would be lost.
@@ -254,4 +270,5 @@ def match_start(event: MatchStarted) -> MatchStart:
         started_at=event.started_at,
         ladder=facts.ladder,
         rated=facts.rated,
+        event=facts.event,
     )

@@ -300,6 +300,10 @@ class LadderHost:
     def pauses(self, bot: str) -> dict[str, str]:
         return dict(self.store.pauses_of(bot))
 
+    def joined_by(self, bot: str) -> list[str]:
+        """The ladders ``bot`` has joined now (safe to call from another thread: a snapshot)."""
+        return sorted(name for name, ladder in tuple(self.ladders.items()) if bot in ladder.joined)
+
     def joined_count(self, name: str) -> int:
         ladder = self.ladders.get(name)
         return 0 if ladder is None else len(ladder.joined)

@@ -18,6 +18,8 @@ from arbiter_games import GameDef, Observation
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 
+from ..events.model import GameRef
+
 #: Each seat's remaining game time (None: no game clock).
 ClockReading = Mapping[int, float | None]
 
@@ -54,6 +56,8 @@ class MatchFacts:
     ladder: str | None = None
     versions: Mapping[int, str] = field(default_factory=dict)
     rated: bool = False
+    #: The event game this match plays (None: not an event's).
+    event: GameRef | None = None
 
     @property
     def game_name(self) -> str:

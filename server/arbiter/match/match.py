@@ -20,6 +20,7 @@ from arbiter_games import ActionError, GameDef, IllegalAction, MalformedAction, 
 from arbiter_games.policy import ILLEGAL_REJECT, TIMEOUT_DEFAULT_ACTION, MatchPolicy
 from arbiter_games.timecontrol import Clocks, TimeControl
 
+from ..events.model import GameRef
 from .events import (
     ActionApplied,
     AutoAction,
@@ -126,6 +127,8 @@ class MatchSetup:
     #: A leg of a duplicate pair: another match shares its seed. Its commitment hashes the match
     #: id after the seed, and hosting holds its end back until every leg of the seed has ended.
     paired: bool = False
+    #: The event game this match plays (None: not an event's).
+    event: GameRef | None = None
     #: The ladder whose slot a bot of this match takes without the match being one of the
     #: ladder's (a person's match against a joined bot, ``sessions.human``): the bot never plays
     #: more matches at once than it joined the ladder for. Never rated, never counted there.
@@ -193,6 +196,7 @@ class Match:
             ladder=setup.ladder,
             versions=dict(setup.versions),
             rated=setup.rated,
+            event=setup.event,
         )
 
     # --- public ------------------------------------------------------------------------------

@@ -18,10 +18,20 @@ from arbiter_wire.text import BadName, check_name
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from arbiter.events.model import EventConfig, EventStatus, Format, Game, History, Pairing, ResultKind, Round
+from arbiter.events.model import (
+    EventConfig,
+    EventStatus,
+    Format,
+    Game,
+    GameRef,
+    History,
+    Pairing,
+    ResultKind,
+    Round,
+)
 
 from .rows import StoreError
-from .schema import Bot, Event, EventEntry, EventPairing, EventResult, EventRound
+from .schema import Bot, Event, EventEntry, EventGame, EventPairing, EventResult, EventRound
 
 #: The moves of an event's status the store allows.
 MOVES = {
@@ -191,33 +201,77 @@ class EventStore:
         """Keep game ``game_number`` (1, 2, ...) of a pairing. The same result again changes
         nothing (False); another result for that game is a StoreError."""
         with self._write() as session:
-            pairing = session.get(EventPairing, (event_name, number, board))
-            if pairing is None:
-                raise StoreError(f"event {event_name!r} has no board {board} in round {number}")
-            if {game.seat_1, game.seat_2} != {pairing.seat_1, pairing.seat_2}:
-                raise StoreError(f"board {board} of round {number} is {pairing.seat_1} - {pairing.seat_2}")
-            kept = session.get(EventResult, (event_name, number, board, game_number))
+            kept = self._kept_result(session, GameRef(event_name, number, board, game_number), game)
             if kept is not None:
                 if _game(kept) != game:
                     raise StoreError(
                         f"game {game_number} of board {board}, round {number} has another result"
                     )
                 return False
-            session.add(
-                EventResult(
-                    event=event_name,
-                    round_number=number,
-                    board=board,
-                    game_number=game_number,
-                    seat_1=game.seat_1,
-                    seat_2=game.seat_2,
-                    winner_seat=game.winner,
-                    kind=game.kind.value,
-                    match_id=match_id,
-                    recorded_at=self._clock(),
-                )
-            )
+            self._add_result(session, GameRef(event_name, number, board, game_number), game, match_id)
             return True
+
+    def _kept_result(self, session: Session, ref: GameRef, game: Game) -> EventResult | None:
+        """The result kept for ``ref`` already (None: none); a StoreError if ``game`` is not
+        between the bots of ``ref``'s pairing."""
+        pairing = session.get(EventPairing, (ref.event, ref.round, ref.board))
+        if pairing is None:
+            raise StoreError(f"event {ref.event!r} has no board {ref.board} in round {ref.round}")
+        if {game.seat_1, game.seat_2} != {pairing.seat_1, pairing.seat_2}:
+            raise StoreError(f"board {ref.board} of round {ref.round} is {pairing.seat_1} - {pairing.seat_2}")
+        return session.get(EventResult, (ref.event, ref.round, ref.board, ref.game))
+
+    def _add_result(self, session: Session, ref: GameRef, game: Game, match_id: str | None) -> None:
+        session.add(
+            EventResult(
+                event=ref.event,
+                round_number=ref.round,
+                board=ref.board,
+                game_number=ref.game,
+                seat_1=game.seat_1,
+                seat_2=game.seat_2,
+                winner_seat=game.winner,
+                kind=game.kind.value,
+                match_id=match_id,
+                recorded_at=self._clock(),
+            )
+        )
+
+    # --- the matches of event games -----------------------------------------------------------
+    def _tag_event_game(self, session: Session, match_id: str, ref: GameRef) -> None:
+        """Keep which event game a starting match plays (``match_started`` calls it)."""
+        session.add(
+            EventGame(
+                match_id=match_id,
+                event=ref.event,
+                round_number=ref.round,
+                board=ref.board,
+                game_number=ref.game,
+            )
+        )
+
+    def _event_games(self, session: Session, match_ids: list[str]) -> dict[str, GameRef]:
+        """The event game of each of ``match_ids`` that plays one."""
+        query = select(EventGame).where(EventGame.match_id.in_(match_ids))
+        return {
+            row.match_id: GameRef(row.event, row.round_number, row.board, row.game_number)
+            for row in session.scalars(query)
+        }
+
+    def _put_event_game(self, session: Session, match_id: str, game: Game) -> None:
+        """Keep the result of the event game match ``match_id`` played (``finish_match`` calls
+        it, in the transaction that ends the match). A game has one result: when it has one
+        already (the same, or one recorded another way), that one stays."""
+        found = self._event_games(session, [match_id]).get(match_id)
+        if found is None:
+            raise StoreError(f"match {match_id!r} plays no event game")
+        if self._kept_result(session, found, game) is None:
+            self._add_result(session, found, game, match_id)
+
+    def event_game_of(self, match_id: str) -> GameRef | None:
+        """The event game match ``match_id`` plays (None: none)."""
+        with self._read() as session:
+            return self._event_games(session, [match_id]).get(match_id)
 
     def event_history(self, event_name: str) -> History:
         """The event's rounds and every game's result: what its standings are computed from."""

@@ -9,6 +9,7 @@ from typing import Any
 from arbiter_games.policy import MatchPolicy
 from arbiter_games.timecontrol import TimeControl
 
+from arbiter.events.model import GameRef
 from arbiter.ladder.model import BotVersion, Rating, Termination
 from arbiter.ladder.ratings import RatingTally as RatingTally
 
@@ -75,6 +76,8 @@ class MatchStart:
     started_at: float
     ladder: str | None = None
     rated: bool = False
+    #: The event game the match plays (kept in ``event_games``; None: not an event's).
+    event: GameRef | None = None
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ NAME = 64  # bot, ladder and version names, match ids
 SHORT = 32  # games, statuses, policies, terminations
 OWNER = 200  # who runs a bot (free text)
 DESCRIPTION = 500  # what a ladder is for (free text)
+PASSWORD_HASH = 200  # an argon2id hash in its encoded form (about 100 characters)
 #: After a seat's bot, the columns of its results index (migration 0008).
 RESULTS_1 = ("ladder", "seat_1_version", "seat_2_bot", "status", "winner_seat", "faulty_seat",
              "termination", "rated")  # fmt: skip
@@ -72,6 +73,46 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 
 
+class Account(Base):
+    """A bot owner's account on the web pages (migration 0010, docs/accounts.md): only the hash of
+    its password is kept. ``session_epoch`` is in every session cookie of the account: logging out
+    moves it on, which ends every session at once."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(NAME), unique=True)
+    #: The name in lower case: one account per name whatever its letters' case.
+    name_key: Mapped[str] = mapped_column(String(NAME), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(PASSWORD_HASH))
+    created_at: Mapped[float] = mapped_column(EpochTime())
+    disabled: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    admin: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    session_epoch: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class Invite(Base):
+    """An invite code for signing up (migration 0010): only its hash is kept."""
+
+    __tablename__ = "invites"
+
+    code_hash: Mapped[str] = mapped_column(String(80), primary_key=True)
+    uses_left: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[float | None] = mapped_column(EpochTime())
+    created_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class WebSecret(Base):
+    """The key that signs the web pages' session cookies (migration 0010): one row, made by the
+    first web server that needs it (unless the host gives one, ``--web-secret-file``)."""
+
+    __tablename__ = "web_secret"
+    __table_args__ = (CheckConstraint("id = 1", name="one_row"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    secret: Mapped[str] = mapped_column(String(128))
+
+
 class Bot(Base):
     """A registered bot; only the hash of its token is kept."""
 
@@ -82,6 +123,8 @@ class Bot(Base):
     token_hash: Mapped[str] = mapped_column(String(80), unique=True)
     enabled: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[float] = mapped_column(EpochTime())
+    #: The account that owns the bot on the web pages (migration 0010); None: the host's alone.
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), index=True)
 
 
 class Ladder(Base):
@@ -439,3 +482,25 @@ class EventResult(Base):
     #: The match played (None for a no-show).
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"))
     recorded_at: Mapped[float] = mapped_column(EpochTime())
+
+
+class EventGame(Base):
+    """Which game of an event a match plays (migration 0009), written with the match's start: a
+    restarted arbiter knows a rebuilt match's event game, and a game has at most one match
+    running."""
+
+    __tablename__ = "event_games"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["event", "round_number", "board"],
+            ["event_pairings.event", "event_pairings.round_number", "event_pairings.board"],
+            ondelete="CASCADE",
+        ),
+        Index(None, "event", "round_number", "board", "game_number"),
+    )
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    event: Mapped[str] = mapped_column(String(NAME))
+    round_number: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    game_number: Mapped[int] = mapped_column(Integer)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,11 +19,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, defer, sessionmaker
 
+from arbiter.events.model import Game
 from arbiter.ladder.model import BotVersion, LadderConfig, RatedResult, Termination, one_owner
 from arbiter.ladder.model import Rating as RatingValue
 from arbiter.sessions.auth import hash_token, new_token
 
 from . import bot_reads, convert, migrate
+from .accounts import AccountStore
 from .convert import ABORTED, FINISHED, RUNNING
 from .engine import BEGIN_MODE, default_url, make_engine
 from .events import EventStore
@@ -44,6 +47,7 @@ from .rows import (
 from .schema import (
     DESCRIPTION,
     OWNER,
+    Account,
     Base,
     Bot,
     BotVersionSeen,
@@ -62,7 +66,7 @@ SEQUENCE_LOCK = 0x41524249
 CREDENTIALS_PER_QUERY = 500
 
 
-class SqlStore(EventStore):
+class SqlStore(EventStore, AccountStore):
     """The durable store at a SQLAlchemy URL (``sqlite:///FILE`` or ``postgresql://...``)."""
 
     def __init__(self, url: str, clock: Callable[[], float] = time.time, create: bool = True) -> None:
@@ -191,18 +195,29 @@ class SqlStore(EventStore):
             return None
         with self._read() as session:
             bot = session.scalars(select(Bot).where(Bot.token_hash == hash_token(token))).first()
-            return None if bot is None else convert.bot_row(bot)
+            if bot is None:
+                return None
+            row = convert.bot_row(bot)
+            account = session.get(Account, bot.account_id) if bot.account_id is not None else None
+            # A disabled account's bots are refused as disabled bots are.
+            return replace(row, enabled=False) if account is not None and account.disabled else row
 
     def credentials(self, names: Collection[str]) -> dict[str, BotCredential]:
-        """The token hash and enabled flag of each of ``names`` that is registered."""
+        """The token hash and enabled flag of each of ``names`` that is registered (a bot of a
+        disabled account is not enabled)."""
         found: dict[str, BotCredential] = {}
         wanted = sorted(set(names))
         with self._read() as session:
             for start in range(0, len(wanted), CREDENTIALS_PER_QUERY):
                 chunk = wanted[start : start + CREDENTIALS_PER_QUERY]
-                query = select(Bot.name, Bot.token_hash, Bot.enabled).where(Bot.name.in_(chunk))
-                for name, token_hash, enabled in session.execute(query):
-                    found[name] = BotCredential(name, token_hash, enabled)
+                query = (
+                    select(Bot.name, Bot.token_hash, Bot.enabled, Account.disabled)
+                    .outerjoin(Account, Bot.account_id == Account.id)
+                    .where(Bot.name.in_(chunk))
+                )
+                for name, token_hash, enabled, account_disabled in session.execute(query):
+                    # A disabled account's bots are disabled bots (their calls end).
+                    found[name] = BotCredential(name, token_hash, enabled and not account_disabled)
         return found
 
     def bots_with_token_hashes(self, hashes: Collection[str]) -> dict[str, str]:
@@ -286,6 +301,9 @@ class SqlStore(EventStore):
             model.owner_epoch = self.fence_epoch
             model.same_owner = _one_owner(session, start.seat_1.bot, start.seat_2.bot)
             session.add(model)
+            if start.event is not None:
+                session.flush()  # the match's row before the row that refers to it
+                self._tag_event_game(session, start.match_id, start.event)
             return True
 
     def _fence(self, match: Match) -> None:
@@ -312,8 +330,11 @@ class SqlStore(EventStore):
         result: MatchResult,
         rating_updates: Sequence[RatingUpdate] | None = None,
         new_ratings: Mapping[BotVersion, RatingTally] | None = None,
+        event_game: Game | None = None,
     ) -> bool:
-        """Record the end of a match, what it did to the ratings and the new ratings, together.
+        """Record the end of a match, what it did to the ratings and the new ratings, together;
+        ``event_game``: the result of the event game the match played, kept in the same
+        transaction (``EventStore._put_event_game``).
 
         False (and nothing written) if the match had ended already.
         """
@@ -329,6 +350,8 @@ class SqlStore(EventStore):
                 session.add(convert.rating_update_model(match, rating_updates))
             if new_ratings:
                 self._put_ratings(session, convert.ladder_of(match), new_ratings)
+            if event_game is not None:
+                self._put_event_game(session, match_id, event_game)
             return True
 
     def _end_match(self, session: Session, match: Match, result: MatchResult) -> None:
@@ -377,7 +400,11 @@ class SqlStore(EventStore):
             plies = select(Move).where(Move.match_id.in_(list(moves))).order_by(Move.match_id, Move.ply)
             for move in session.scalars(plies):
                 moves[move.match_id].append(convert.move_row(move))
-            return [RunningMatch(convert.match_start(match), moves[match.id]) for match in matches]
+            refs = self._event_games(session, list(moves))
+            return [
+                RunningMatch(replace(convert.match_start(match), event=refs.get(match.id)), moves[match.id])
+                for match in matches
+            ]
 
     def moves_of(self, match_id: str) -> list[MoveRow]:
         """The recorded moves of a match, by ply."""

@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 
+from ..eventhost.entries import Entered, EventRefused
 from ..ladder.host import LadderRefused
 from ..match.match import Match
 from ..node import Arbiter, Redirected, SeekRefused
@@ -26,6 +27,7 @@ from ..security.ratelimit import address_key
 from ..sessions.identity import BotIdentity, VersionError, read_version
 from ..sessions.session import EMPTY, BotSession, Closing, Delivery, Empty, OutboxItem
 from . import encode
+from .event_messages import entry_spec, event_ended, event_entered
 
 log = structlog.get_logger("arbiter")
 
@@ -57,7 +59,7 @@ async def abort_status(context: grpc.aio.ServicerContext[Any, Any], status: stat
 
 
 #: Requests that count against the lobby limit (seeks, joins, challenges per bot per minute).
-LOBBY_KINDS = frozenset({"seek", "join_ladder", "challenge"})
+LOBBY_KINDS = frozenset({"seek", "join_ladder", "challenge", "enter_event", "withdraw_event"})
 
 
 def rate_limited_answer(request: pb.PlayRequest, kind: str | None, wait: float) -> pb.PlayResponse | None:
@@ -81,6 +83,9 @@ def rate_limited_answer(request: pb.PlayRequest, kind: str | None, wait: float) 
             status=status, ladder=challenge.ladder, challenge_id=challenge.challenge_id
         )
         return pb.PlayResponse(ladder_rejected=rejected)
+    if kind in ("enter_event", "withdraw_event"):
+        event = getattr(request, kind).event
+        return pb.PlayResponse(event_rejected=pb.EventRejected(status=status, event=event))
     return None
 
 
@@ -197,6 +202,10 @@ class BotServicer(pb_grpc.BotServiceServicer):
             self._leave(session, request.leave_ladder)
         elif kind == "challenge":
             self._challenge(session, request.challenge)
+        elif kind == "enter_event":
+            self._enter(session, request.enter_event)
+        elif kind == "withdraw_event":
+            self._withdraw(session, request.withdraw_event)
 
     def _answered(self, session: BotSession, move: pb.Move) -> bool:
         """Play ``move`` if it answers the bot's pending turn (True), else leave it (False)."""
@@ -304,3 +313,28 @@ class BotServicer(pb_grpc.BotServiceServicer):
                 challenge_id=challenge.challenge_id,
             )
             session.send(pb.PlayResponse(ladder_rejected=rejected))
+
+    def _enter(self, session: BotSession, request: pb.EnterEvent) -> None:
+        try:
+            try:
+                spec = entry_spec(request)
+            except (OptionsError, ValueError) as exc:
+                raise EventRefused(reasons.BAD_REQUEST, f"EnterEvent.spec: {exc}") from None
+            found = self.arbiter.enter_event(session, request.event, spec)
+        except EventRefused as exc:
+            rejected = pb.EventRejected(status=status_for(exc.reason, exc.message), event=request.event)
+            session.send(pb.PlayResponse(event_rejected=rejected))
+            return
+        if isinstance(found, Entered):
+            session.send(pb.PlayResponse(event_entered=event_entered(found)))
+        else:
+            session.send(pb.PlayResponse(event_ended=event_ended(found)))
+
+    def _withdraw(self, session: BotSession, request: pb.WithdrawEvent) -> None:
+        try:
+            removed = self.arbiter.withdraw_event(session, request.event)
+        except EventRefused as exc:
+            rejected = pb.EventRejected(status=status_for(exc.reason, exc.message), event=request.event)
+            session.send(pb.PlayResponse(event_rejected=rejected))
+            return
+        session.send(pb.PlayResponse(event_withdrawn=pb.EventWithdrawn(event=request.event, removed=removed)))

@@ -36,6 +36,7 @@ from ..sessions.human import HumanSeats
 from ..store import SqlStore
 from ..store.export import ndjson_lines
 from . import fragments, pages
+from .accounts import AccountSettings, add_account_routes
 from .guard import WebLimits, protocol_class
 from .headers import EMBED_POLICY, SecurityHeaders
 from .live import LiveHub, LiveMatch, TooManySpectators, Update, end_event
@@ -84,14 +85,17 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     connected: Callable[[str], bool] | None = None,
     live_wait: float = LIVE_WAIT,
     notice: str | None = None,
+    accounts: AccountSettings | None = None,
     people: HumanSeats | None = None,
 ) -> FastAPI:
     """The web application over ``store``; ``live`` follows running matches; ``connected`` tells
     whether a bot has a session now (known only inside the arbiter's process); ``live_wait``: the
     seconds a match's event stream waits for a running match the store knows and ``live`` has not
     seen yet (``arbiter web`` sees a new match at its next poll); ``notice`` is said at the top of
-    every page (the demo says how long it lasts); ``people``: the arbiter's persons' seats, whose
-    play routes (``web.play``) are served only when given (``arbiter serve --guests-play``)."""
+    every page (the demo says how long it lasts); ``accounts``: the owners' pages' settings
+    (``web.accounts``; by default sign-up by invite, the cookies' key kept in the store);
+    ``people``: the arbiter's persons' seats, whose play routes (``web.play``) are served only
+    when given (``arbiter serve --guests-play``)."""
     app = FastAPI(
         title="Arbiter",
         version=__version__,
@@ -113,6 +117,7 @@ def create_app(  # noqa: C901 - the routes are small closures over the store, on
     templates.env.globals["status_of"] = pages.shown_status
     templates.env.globals["schema_type"] = _schema_type
     cache = pages.ReplayCache()
+    add_account_routes(app, store, templates, accounts or AccountSettings(), connected)
     app.state.store = store
     app.state.live = live
 

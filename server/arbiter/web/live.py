@@ -11,7 +11,7 @@ A match's final frame says ``over``: the move that ended the game by its rules, 
 ended off the rules (aborted, a timeout, a forfeit), its last frame sent again with ``over`` set.
 
 In ``arbiter serve --web`` the hub listens on the arbiter's event bus. In ``arbiter web`` (a
-separate process that only reads the store) a ``StorePoller`` feeds it: it polls the store's
+separate process on the store) a ``StorePoller`` feeds it: it polls the store's
 running matches and their moves and replays them through the engine, and hands the hub every
 move of a match, up to its last, before the match's end; both processes send the same frames.
 """

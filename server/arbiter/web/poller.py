@@ -1,5 +1,5 @@
 """``StorePoller``: feeds a ``LiveHub`` from the store, for ``arbiter web`` (which runs apart from
-the arbiter and only reads the store).
+the arbiter, on its store).
 
 Each poll is two steps. ``look`` runs in a worker thread: it reads the store's running matches and
 their new moves, replays the moves through the engine, and returns what happened as a list of

@@ -26,66 +26,83 @@ from arbiter_wire.v1 import common_pb2 as arbiter_dot_v1_dot_common__pb2
 from arbiter_wire.v1 import flank_pb2 as arbiter_dot_v1_dot_flank__pb2
 from arbiter_wire.v1 import surge_pb2 as arbiter_dot_v1_dot_surge__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x17google/rpc/status.proto\"\xe5\x01\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x12-\n\x0bjoin_ladder\x18\x03 \x01(\x0b\x32\x16.arbiter.v1.JoinLadderH\x00\x12/\n\x0cleave_ladder\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.LeaveLadderH\x00\x12*\n\tchallenge\x18\x05 \x01(\x0b\x32\x15.arbiter.v1.ChallengeH\x00\x42\x06\n\x04kind\"4\n\nJoinLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x16\n\x0emax_concurrent\x18\x02 \x01(\r\"\x1d\n\x0bLeaveLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\"C\n\tChallenge\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x10\n\x08opponent\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"j\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x0f\n\x07seek_id\x18\x03 \x01(\t\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\xa8\x04\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x12/\n\x0cseek_pending\x18\x08 \x01(\x0b\x32\x17.arbiter.v1.SeekPendingH\x00\x12\x31\n\rladder_joined\x18\t \x01(\x0b\x32\x18.arbiter.v1.LadderJoinedH\x00\x12\x35\n\x0fladder_rejected\x18\n \x01(\x0b\x32\x1a.arbiter.v1.LadderRejectedH\x00\x12(\n\x08redirect\x18\x0b \x01(\x0b\x32\x14.arbiter.v1.RedirectH\x00\x42\x06\n\x04kind\"\xa5\x01\n\x08Redirect\x12\x0f\n\x07\x61\x64\x64ress\x18\x01 \x01(\t\x12\x12\n\njoin_token\x18\x02 \x01(\t\x12\x38\n\x15join_token_expires_in\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x06reason\x18\x04 \x01(\x0e\x32\x1a.arbiter.v1.RedirectReason\x12\x0e\n\x06ladder\x18\x05 \x01(\t\"\xbc\x02\n\x0cLadderJoined\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x31\n\x0etimeout_policy\x18\x04 \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\x05 \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12\r\n\x05rated\x18\x06 \x01(\x08\x12\x16\n\x0emax_concurrent\x18\x07 \x01(\r\x12\x13\n\x0b\x62ot_version\x18\x08 \x01(\t\x12\x1a\n\x12resumed_from_pause\x18\t \x01(\t\"Z\n\x0eLadderRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0e\n\x06ladder\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"S\n\x0bSeekPending\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\"\n\x04spec\x18\x03 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\"C\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0f\n\x07seek_id\x18\x02 \x01(\t\"\xe3\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\x12\x16\n\x0eserver_version\x18\x03 \x01(\t\x12\x35\n\x14\x64\x65\x66\x61ult_time_control\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0f\x65nded_match_ids\x18\x05 \x03(\t\x12\x13\n\x0b\x62ot_version\x18\x06 \x01(\t\x12.\n\rladder_pauses\x18\x07 \x03(\x0b\x32\x17.arbiter.v1.LadderPause\"-\n\x0bLadderPause\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xdd\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x0f\n\x07seek_id\x18\x0c \x01(\t\x12,\n\x0bobservation\x18\r \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0e\n\x06ladder\x18\x0e \x01(\t\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02*\x88\x01\n\x0eRedirectReason\x12\x1f\n\x1bREDIRECT_REASON_UNSPECIFIED\x10\x00\x12\x1b\n\x17REDIRECT_REASON_MATCHES\x10\x01\x12\x1a\n\x16REDIRECT_REASON_LADDER\x10\x02\x12\x1c\n\x18REDIRECT_REASON_DRAINING\x10\x03\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61rbiter/v1/bot_service.proto\x12\narbiter.v1\x1a\x17\x61rbiter/v1/common.proto\x1a\x16\x61rbiter/v1/flank.proto\x1a\x16\x61rbiter/v1/surge.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\"\xc9\x02\n\x0bPlayRequest\x12 \n\x04seek\x18\x01 \x01(\x0b\x32\x10.arbiter.v1.SeekH\x00\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x10.arbiter.v1.MoveH\x00\x12-\n\x0bjoin_ladder\x18\x03 \x01(\x0b\x32\x16.arbiter.v1.JoinLadderH\x00\x12/\n\x0cleave_ladder\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.LeaveLadderH\x00\x12*\n\tchallenge\x18\x05 \x01(\x0b\x32\x15.arbiter.v1.ChallengeH\x00\x12-\n\x0b\x65nter_event\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.EnterEventH\x00\x12\x33\n\x0ewithdraw_event\x18\x07 \x01(\x0b\x32\x19.arbiter.v1.WithdrawEventH\x00\x42\x06\n\x04kind\"?\n\nEnterEvent\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\"\x1e\n\rWithdrawEvent\x12\r\n\x05\x65vent\x18\x01 \x01(\t\"4\n\nJoinLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x16\n\x0emax_concurrent\x18\x02 \x01(\r\"\x1d\n\x0bLeaveLadder\x12\x0e\n\x06ladder\x18\x01 \x01(\t\"C\n\tChallenge\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x10\n\x08opponent\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"j\n\x04Seek\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x0f\n\x07seek_id\x18\x03 \x01(\t\"M\n\x04Move\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x12.arbiter.v1.Action\"d\n\x06\x41\x63tion\x12(\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x17.arbiter.v1.FlankActionH\x00\x12(\n\x05surge\x18\x02 \x01(\x0b\x32\x17.arbiter.v1.SurgeActionH\x00\x42\x06\n\x04game\"s\n\x0bObservation\x12-\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x1c.arbiter.v1.FlankObservationH\x00\x12-\n\x05surge\x18\x02 \x01(\x0b\x32\x1c.arbiter.v1.SurgeObservationH\x00\x42\x06\n\x04game\"h\n\x0cLegalActions\x12\'\n\x05\x66lank\x18\x01 \x01(\x0b\x32\x16.arbiter.v1.FlankLegalH\x00\x12\'\n\x05surge\x18\x02 \x01(\x0b\x32\x16.arbiter.v1.SurgeLegalH\x00\x42\x06\n\x04game\"\xf6\x05\n\x0cPlayResponse\x12&\n\x07welcome\x18\x01 \x01(\x0b\x32\x13.arbiter.v1.WelcomeH\x00\x12\x31\n\rmatch_started\x18\x02 \x01(\x0b\x32\x18.arbiter.v1.MatchStartedH\x00\x12 \n\x04turn\x18\x03 \x01(\x0b\x32\x10.arbiter.v1.TurnH\x00\x12\x31\n\rmove_rejected\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.MoveRejectedH\x00\x12\x39\n\x11move_acknowledged\x18\x05 \x01(\x0b\x32\x1c.arbiter.v1.MoveAcknowledgedH\x00\x12-\n\x0bmatch_ended\x18\x06 \x01(\x0b\x32\x16.arbiter.v1.MatchEndedH\x00\x12\x31\n\rseek_rejected\x18\x07 \x01(\x0b\x32\x18.arbiter.v1.SeekRejectedH\x00\x12/\n\x0cseek_pending\x18\x08 \x01(\x0b\x32\x17.arbiter.v1.SeekPendingH\x00\x12\x31\n\rladder_joined\x18\t \x01(\x0b\x32\x18.arbiter.v1.LadderJoinedH\x00\x12\x35\n\x0fladder_rejected\x18\n \x01(\x0b\x32\x1a.arbiter.v1.LadderRejectedH\x00\x12(\n\x08redirect\x18\x0b \x01(\x0b\x32\x14.arbiter.v1.RedirectH\x00\x12\x31\n\revent_entered\x18\x0c \x01(\x0b\x32\x18.arbiter.v1.EventEnteredH\x00\x12\x33\n\x0e\x65vent_rejected\x18\r \x01(\x0b\x32\x19.arbiter.v1.EventRejectedH\x00\x12\x35\n\x0f\x65vent_withdrawn\x18\x0e \x01(\x0b\x32\x1a.arbiter.v1.EventWithdrawnH\x00\x12-\n\x0b\x65vent_ended\x18\x0f \x01(\x0b\x32\x16.arbiter.v1.EventEndedH\x00\x42\x06\n\x04kind\"\xa5\x01\n\x08Redirect\x12\x0f\n\x07\x61\x64\x64ress\x18\x01 \x01(\t\x12\x12\n\njoin_token\x18\x02 \x01(\t\x12\x38\n\x15join_token_expires_in\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x06reason\x18\x04 \x01(\x0e\x32\x1a.arbiter.v1.RedirectReason\x12\x0e\n\x06ladder\x18\x05 \x01(\t\"\xbc\x02\n\x0cLadderJoined\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x31\n\x0etimeout_policy\x18\x04 \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\x05 \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12\r\n\x05rated\x18\x06 \x01(\x08\x12\x16\n\x0emax_concurrent\x18\x07 \x01(\r\x12\x13\n\x0b\x62ot_version\x18\x08 \x01(\t\x12\x1a\n\x12resumed_from_pause\x18\t \x01(\t\"Z\n\x0eLadderRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0e\n\x06ladder\x18\x02 \x01(\t\x12\x14\n\x0c\x63hallenge_id\x18\x03 \x01(\t\"S\n\x0bSeekPending\x12\x0f\n\x07seek_id\x18\x01 \x01(\t\x12\x0f\n\x07waiting\x18\x02 \x01(\r\x12\"\n\x04spec\x18\x03 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\"C\n\x0cSeekRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\x0f\n\x07seek_id\x18\x02 \x01(\t\"\xe3\x01\n\x07Welcome\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x19\n\x11resumed_match_ids\x18\x02 \x03(\t\x12\x16\n\x0eserver_version\x18\x03 \x01(\t\x12\x35\n\x14\x64\x65\x66\x61ult_time_control\x18\x04 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0f\x65nded_match_ids\x18\x05 \x03(\t\x12\x13\n\x0b\x62ot_version\x18\x06 \x01(\t\x12.\n\rladder_pauses\x18\x07 \x03(\x0b\x32\x17.arbiter.v1.LadderPause\"-\n\x0bLadderPause\x12\x0e\n\x06ladder\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xdd\x03\n\x0cMatchStarted\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12\x1e\n\x04seat\x18\x03 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x04 \x01(\x0e\x32\x12.arbiter.v1.Colour\x12\x15\n\ropponent_name\x18\x05 \x01(\t\x12-\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x0f\n\x07resumed\x18\x08 \x01(\x08\x12\x31\n\x0etimeout_policy\x18\t \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\n \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12!\n\x06\x63locks\x18\x0b \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x0f\n\x07seek_id\x18\x0c \x01(\t\x12,\n\x0bobservation\x18\r \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0e\n\x06ladder\x18\x0e \x01(\t\"\x9a\x02\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12,\n\x0bobservation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\'\n\x05legal\x18\x04 \x01(\x0b\x32\x18.arbiter.v1.LegalActions\x12!\n\x06\x63locks\x18\x05 \x03(\x0b\x32\x11.arbiter.v1.Clock\x12\x31\n\x0e\x64\x65\x63ision_limit\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x1e\n\x04seat\x18\x07 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\"\n\x06\x63olour\x18\x08 \x01(\x0e\x32\x12.arbiter.v1.Colour\"h\n\x0cMoveRejected\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\x12\"\n\x06status\x18\x03 \x01(\x0b\x32\x12.google.rpc.Status\x12\x11\n\tmay_retry\x18\x04 \x01(\x08\"5\n\x10MoveAcknowledged\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\x04\"\xb5\x01\n\nMatchEnded\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x06result\x18\x02 \x01(\x0b\x32\x12.arbiter.v1.Result\x12\x32\n\x11\x66inal_observation\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.Observation\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\x1e\n\x04seat\x18\x05 \x01(\x0e\x32\x10.arbiter.v1.Seat\x12\x0f\n\x07\x61\x63tions\x18\x06 \x03(\t\"\x84\x03\n\x0c\x45ventEntered\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\"\n\x04spec\x18\x02 \x01(\x0b\x32\x14.arbiter.v1.GameSpec\x12-\n\x0ctime_control\x18\x03 \x01(\x0b\x32\x17.arbiter.v1.TimeControl\x12\x31\n\x0etimeout_policy\x18\x04 \x01(\x0e\x32\x19.arbiter.v1.TimeoutPolicy\x12>\n\x15illegal_action_policy\x18\x05 \x01(\x0e\x32\x1f.arbiter.v1.IllegalActionPolicy\x12\'\n\x06\x66ormat\x18\x06 \x01(\x0e\x32\x17.arbiter.v1.EventFormat\x12-\n\tstarts_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08\x65ntrants\x18\x08 \x01(\r\x12\x0c\n\x04seed\x18\t \x01(\r\x12\'\n\x06status\x18\n \x01(\x0e\x32\x17.arbiter.v1.EventStatus\"B\n\rEventRejected\x12\"\n\x06status\x18\x01 \x01(\x0b\x32\x12.google.rpc.Status\x12\r\n\x05\x65vent\x18\x02 \x01(\t\"0\n\x0e\x45ventWithdrawn\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\x0f\n\x07removed\x18\x02 \x01(\x08\"u\n\nEventEnded\x12\r\n\x05\x65vent\x18\x01 \x01(\t\x12\'\n\x06status\x18\x02 \x01(\x0e\x32\x17.arbiter.v1.EventStatus\x12\r\n\x05place\x18\x03 \x01(\r\x12\x0e\n\x06points\x18\x04 \x01(\x01\x12\x10\n\x08\x65ntrants\x18\x05 \x01(\r*k\n\rTimeoutPolicy\x12\x1e\n\x1aTIMEOUT_POLICY_UNSPECIFIED\x10\x00\x12\x17\n\x13TIMEOUT_POLICY_LOSS\x10\x01\x12!\n\x1dTIMEOUT_POLICY_DEFAULT_ACTION\x10\x02*\x81\x01\n\x13IllegalActionPolicy\x12%\n!ILLEGAL_ACTION_POLICY_UNSPECIFIED\x10\x00\x12!\n\x1dILLEGAL_ACTION_POLICY_FORFEIT\x10\x01\x12 \n\x1cILLEGAL_ACTION_POLICY_REJECT\x10\x02*\x88\x01\n\x0eRedirectReason\x12\x1f\n\x1bREDIRECT_REASON_UNSPECIFIED\x10\x00\x12\x1b\n\x17REDIRECT_REASON_MATCHES\x10\x01\x12\x1a\n\x16REDIRECT_REASON_LADDER\x10\x02\x12\x1c\n\x18REDIRECT_REASON_DRAINING\x10\x03*\xb9\x01\n\x0b\x45ventFormat\x12\x1c\n\x18\x45VENT_FORMAT_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x45VENT_FORMAT_ROUND_ROBIN\x10\x01\x12#\n\x1f\x45VENT_FORMAT_DOUBLE_ROUND_ROBIN\x10\x02\x12\x16\n\x12\x45VENT_FORMAT_SWISS\x10\x03\x12\x19\n\x15\x45VENT_FORMAT_KNOCKOUT\x10\x04\x12\x16\n\x12\x45VENT_FORMAT_ARENA\x10\x05*\x98\x01\n\x0b\x45ventStatus\x12\x1c\n\x18\x45VENT_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45VENT_STATUS_SCHEDULED\x10\x01\x12\x18\n\x14\x45VENT_STATUS_RUNNING\x10\x02\x12\x19\n\x15\x45VENT_STATUS_FINISHED\x10\x03\x12\x1a\n\x16\x45VENT_STATUS_CANCELLED\x10\x04\x32K\n\nBotService\x12=\n\x04Play\x12\x17.arbiter.v1.PlayRequest\x1a\x18.arbiter.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arbiter.v1.bot_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TIMEOUTPOLICY']._serialized_start=3747
-  _globals['_TIMEOUTPOLICY']._serialized_end=3854
-  _globals['_ILLEGALACTIONPOLICY']._serialized_start=3857
-  _globals['_ILLEGALACTIONPOLICY']._serialized_end=3986
-  _globals['_REDIRECTREASON']._serialized_start=3989
-  _globals['_REDIRECTREASON']._serialized_end=4125
-  _globals['_PLAYREQUEST']._serialized_start=175
-  _globals['_PLAYREQUEST']._serialized_end=404
-  _globals['_JOINLADDER']._serialized_start=406
-  _globals['_JOINLADDER']._serialized_end=458
-  _globals['_LEAVELADDER']._serialized_start=460
-  _globals['_LEAVELADDER']._serialized_end=489
-  _globals['_CHALLENGE']._serialized_start=491
-  _globals['_CHALLENGE']._serialized_end=558
-  _globals['_SEEK']._serialized_start=560
-  _globals['_SEEK']._serialized_end=666
-  _globals['_MOVE']._serialized_start=668
-  _globals['_MOVE']._serialized_end=745
-  _globals['_ACTION']._serialized_start=747
-  _globals['_ACTION']._serialized_end=847
-  _globals['_OBSERVATION']._serialized_start=849
-  _globals['_OBSERVATION']._serialized_end=964
-  _globals['_LEGALACTIONS']._serialized_start=966
-  _globals['_LEGALACTIONS']._serialized_end=1070
-  _globals['_PLAYRESPONSE']._serialized_start=1073
-  _globals['_PLAYRESPONSE']._serialized_end=1625
-  _globals['_REDIRECT']._serialized_start=1628
-  _globals['_REDIRECT']._serialized_end=1793
-  _globals['_LADDERJOINED']._serialized_start=1796
-  _globals['_LADDERJOINED']._serialized_end=2112
-  _globals['_LADDERREJECTED']._serialized_start=2114
-  _globals['_LADDERREJECTED']._serialized_end=2204
-  _globals['_SEEKPENDING']._serialized_start=2206
-  _globals['_SEEKPENDING']._serialized_end=2289
-  _globals['_SEEKREJECTED']._serialized_start=2291
-  _globals['_SEEKREJECTED']._serialized_end=2358
-  _globals['_WELCOME']._serialized_start=2361
-  _globals['_WELCOME']._serialized_end=2588
-  _globals['_LADDERPAUSE']._serialized_start=2590
-  _globals['_LADDERPAUSE']._serialized_end=2635
-  _globals['_MATCHSTARTED']._serialized_start=2638
-  _globals['_MATCHSTARTED']._serialized_end=3115
-  _globals['_TURN']._serialized_start=3118
-  _globals['_TURN']._serialized_end=3400
-  _globals['_MOVEREJECTED']._serialized_start=3402
-  _globals['_MOVEREJECTED']._serialized_end=3506
-  _globals['_MOVEACKNOWLEDGED']._serialized_start=3508
-  _globals['_MOVEACKNOWLEDGED']._serialized_end=3561
-  _globals['_MATCHENDED']._serialized_start=3564
-  _globals['_MATCHENDED']._serialized_end=3745
-  _globals['_BOTSERVICE']._serialized_start=4127
-  _globals['_BOTSERVICE']._serialized_end=4202
+  _globals['_TIMEOUTPOLICY']._serialized_start=4811
+  _globals['_TIMEOUTPOLICY']._serialized_end=4918
+  _globals['_ILLEGALACTIONPOLICY']._serialized_start=4921
+  _globals['_ILLEGALACTIONPOLICY']._serialized_end=5050
+  _globals['_REDIRECTREASON']._serialized_start=5053
+  _globals['_REDIRECTREASON']._serialized_end=5189
+  _globals['_EVENTFORMAT']._serialized_start=5192
+  _globals['_EVENTFORMAT']._serialized_end=5377
+  _globals['_EVENTSTATUS']._serialized_start=5380
+  _globals['_EVENTSTATUS']._serialized_end=5532
+  _globals['_PLAYREQUEST']._serialized_start=208
+  _globals['_PLAYREQUEST']._serialized_end=537
+  _globals['_ENTEREVENT']._serialized_start=539
+  _globals['_ENTEREVENT']._serialized_end=602
+  _globals['_WITHDRAWEVENT']._serialized_start=604
+  _globals['_WITHDRAWEVENT']._serialized_end=634
+  _globals['_JOINLADDER']._serialized_start=636
+  _globals['_JOINLADDER']._serialized_end=688
+  _globals['_LEAVELADDER']._serialized_start=690
+  _globals['_LEAVELADDER']._serialized_end=719
+  _globals['_CHALLENGE']._serialized_start=721
+  _globals['_CHALLENGE']._serialized_end=788
+  _globals['_SEEK']._serialized_start=790
+  _globals['_SEEK']._serialized_end=896
+  _globals['_MOVE']._serialized_start=898
+  _globals['_MOVE']._serialized_end=975
+  _globals['_ACTION']._serialized_start=977
+  _globals['_ACTION']._serialized_end=1077
+  _globals['_OBSERVATION']._serialized_start=1079
+  _globals['_OBSERVATION']._serialized_end=1194
+  _globals['_LEGALACTIONS']._serialized_start=1196
+  _globals['_LEGALACTIONS']._serialized_end=1300
+  _globals['_PLAYRESPONSE']._serialized_start=1303
+  _globals['_PLAYRESPONSE']._serialized_end=2061
+  _globals['_REDIRECT']._serialized_start=2064
+  _globals['_REDIRECT']._serialized_end=2229
+  _globals['_LADDERJOINED']._serialized_start=2232
+  _globals['_LADDERJOINED']._serialized_end=2548
+  _globals['_LADDERREJECTED']._serialized_start=2550
+  _globals['_LADDERREJECTED']._serialized_end=2640
+  _globals['_SEEKPENDING']._serialized_start=2642
+  _globals['_SEEKPENDING']._serialized_end=2725
+  _globals['_SEEKREJECTED']._serialized_start=2727
+  _globals['_SEEKREJECTED']._serialized_end=2794
+  _globals['_WELCOME']._serialized_start=2797
+  _globals['_WELCOME']._serialized_end=3024
+  _globals['_LADDERPAUSE']._serialized_start=3026
+  _globals['_LADDERPAUSE']._serialized_end=3071
+  _globals['_MATCHSTARTED']._serialized_start=3074
+  _globals['_MATCHSTARTED']._serialized_end=3551
+  _globals['_TURN']._serialized_start=3554
+  _globals['_TURN']._serialized_end=3836
+  _globals['_MOVEREJECTED']._serialized_start=3838
+  _globals['_MOVEREJECTED']._serialized_end=3942
+  _globals['_MOVEACKNOWLEDGED']._serialized_start=3944
+  _globals['_MOVEACKNOWLEDGED']._serialized_end=3997
+  _globals['_MATCHENDED']._serialized_start=4000
+  _globals['_MATCHENDED']._serialized_end=4181
+  _globals['_EVENTENTERED']._serialized_start=4184
+  _globals['_EVENTENTERED']._serialized_end=4572
+  _globals['_EVENTREJECTED']._serialized_start=4574
+  _globals['_EVENTREJECTED']._serialized_end=4640
+  _globals['_EVENTWITHDRAWN']._serialized_start=4642
+  _globals['_EVENTWITHDRAWN']._serialized_end=4690
+  _globals['_EVENTENDED']._serialized_start=4692
+  _globals['_EVENTENDED']._serialized_end=4809
+  _globals['_BOTSERVICE']._serialized_start=5534
+  _globals['_BOTSERVICE']._serialized_end=5609
 # @@protoc_insertion_point(module_scope)

@@ -4,6 +4,7 @@ from arbiter_wire.v1 import common_pb2 as _common_pb2
 from arbiter_wire.v1 import flank_pb2 as _flank_pb2
 from arbiter_wire.v1 import surge_pb2 as _surge_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.rpc import status_pb2 as _status_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -32,6 +33,23 @@ class RedirectReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REDIRECT_REASON_MATCHES: _ClassVar[RedirectReason]
     REDIRECT_REASON_LADDER: _ClassVar[RedirectReason]
     REDIRECT_REASON_DRAINING: _ClassVar[RedirectReason]
+
+class EventFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_FORMAT_UNSPECIFIED: _ClassVar[EventFormat]
+    EVENT_FORMAT_ROUND_ROBIN: _ClassVar[EventFormat]
+    EVENT_FORMAT_DOUBLE_ROUND_ROBIN: _ClassVar[EventFormat]
+    EVENT_FORMAT_SWISS: _ClassVar[EventFormat]
+    EVENT_FORMAT_KNOCKOUT: _ClassVar[EventFormat]
+    EVENT_FORMAT_ARENA: _ClassVar[EventFormat]
+
+class EventStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_STATUS_UNSPECIFIED: _ClassVar[EventStatus]
+    EVENT_STATUS_SCHEDULED: _ClassVar[EventStatus]
+    EVENT_STATUS_RUNNING: _ClassVar[EventStatus]
+    EVENT_STATUS_FINISHED: _ClassVar[EventStatus]
+    EVENT_STATUS_CANCELLED: _ClassVar[EventStatus]
 TIMEOUT_POLICY_UNSPECIFIED: TimeoutPolicy
 TIMEOUT_POLICY_LOSS: TimeoutPolicy
 TIMEOUT_POLICY_DEFAULT_ACTION: TimeoutPolicy
@@ -42,20 +60,49 @@ REDIRECT_REASON_UNSPECIFIED: RedirectReason
 REDIRECT_REASON_MATCHES: RedirectReason
 REDIRECT_REASON_LADDER: RedirectReason
 REDIRECT_REASON_DRAINING: RedirectReason
+EVENT_FORMAT_UNSPECIFIED: EventFormat
+EVENT_FORMAT_ROUND_ROBIN: EventFormat
+EVENT_FORMAT_DOUBLE_ROUND_ROBIN: EventFormat
+EVENT_FORMAT_SWISS: EventFormat
+EVENT_FORMAT_KNOCKOUT: EventFormat
+EVENT_FORMAT_ARENA: EventFormat
+EVENT_STATUS_UNSPECIFIED: EventStatus
+EVENT_STATUS_SCHEDULED: EventStatus
+EVENT_STATUS_RUNNING: EventStatus
+EVENT_STATUS_FINISHED: EventStatus
+EVENT_STATUS_CANCELLED: EventStatus
 
 class PlayRequest(_message.Message):
-    __slots__ = ("seek", "move", "join_ladder", "leave_ladder", "challenge")
+    __slots__ = ("seek", "move", "join_ladder", "leave_ladder", "challenge", "enter_event", "withdraw_event")
     SEEK_FIELD_NUMBER: _ClassVar[int]
     MOVE_FIELD_NUMBER: _ClassVar[int]
     JOIN_LADDER_FIELD_NUMBER: _ClassVar[int]
     LEAVE_LADDER_FIELD_NUMBER: _ClassVar[int]
     CHALLENGE_FIELD_NUMBER: _ClassVar[int]
+    ENTER_EVENT_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAW_EVENT_FIELD_NUMBER: _ClassVar[int]
     seek: Seek
     move: Move
     join_ladder: JoinLadder
     leave_ladder: LeaveLadder
     challenge: Challenge
-    def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., join_ladder: _Optional[_Union[JoinLadder, _Mapping]] = ..., leave_ladder: _Optional[_Union[LeaveLadder, _Mapping]] = ..., challenge: _Optional[_Union[Challenge, _Mapping]] = ...) -> None: ...
+    enter_event: EnterEvent
+    withdraw_event: WithdrawEvent
+    def __init__(self, seek: _Optional[_Union[Seek, _Mapping]] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., join_ladder: _Optional[_Union[JoinLadder, _Mapping]] = ..., leave_ladder: _Optional[_Union[LeaveLadder, _Mapping]] = ..., challenge: _Optional[_Union[Challenge, _Mapping]] = ..., enter_event: _Optional[_Union[EnterEvent, _Mapping]] = ..., withdraw_event: _Optional[_Union[WithdrawEvent, _Mapping]] = ...) -> None: ...
+
+class EnterEvent(_message.Message):
+    __slots__ = ("event", "spec")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    spec: _common_pb2.GameSpec
+    def __init__(self, event: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ...) -> None: ...
+
+class WithdrawEvent(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    def __init__(self, event: _Optional[str] = ...) -> None: ...
 
 class JoinLadder(_message.Message):
     __slots__ = ("ladder", "max_concurrent")
@@ -126,7 +173,7 @@ class LegalActions(_message.Message):
     def __init__(self, flank: _Optional[_Union[_flank_pb2.FlankLegal, _Mapping]] = ..., surge: _Optional[_Union[_surge_pb2.SurgeLegal, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending", "ladder_joined", "ladder_rejected", "redirect")
+    __slots__ = ("welcome", "match_started", "turn", "move_rejected", "move_acknowledged", "match_ended", "seek_rejected", "seek_pending", "ladder_joined", "ladder_rejected", "redirect", "event_entered", "event_rejected", "event_withdrawn", "event_ended")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
@@ -138,6 +185,10 @@ class PlayResponse(_message.Message):
     LADDER_JOINED_FIELD_NUMBER: _ClassVar[int]
     LADDER_REJECTED_FIELD_NUMBER: _ClassVar[int]
     REDIRECT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ENTERED_FIELD_NUMBER: _ClassVar[int]
+    EVENT_REJECTED_FIELD_NUMBER: _ClassVar[int]
+    EVENT_WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    EVENT_ENDED_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_started: MatchStarted
     turn: Turn
@@ -149,7 +200,11 @@ class PlayResponse(_message.Message):
     ladder_joined: LadderJoined
     ladder_rejected: LadderRejected
     redirect: Redirect
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ..., ladder_joined: _Optional[_Union[LadderJoined, _Mapping]] = ..., ladder_rejected: _Optional[_Union[LadderRejected, _Mapping]] = ..., redirect: _Optional[_Union[Redirect, _Mapping]] = ...) -> None: ...
+    event_entered: EventEntered
+    event_rejected: EventRejected
+    event_withdrawn: EventWithdrawn
+    event_ended: EventEnded
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., move_rejected: _Optional[_Union[MoveRejected, _Mapping]] = ..., move_acknowledged: _Optional[_Union[MoveAcknowledged, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., seek_rejected: _Optional[_Union[SeekRejected, _Mapping]] = ..., seek_pending: _Optional[_Union[SeekPending, _Mapping]] = ..., ladder_joined: _Optional[_Union[LadderJoined, _Mapping]] = ..., ladder_rejected: _Optional[_Union[LadderRejected, _Mapping]] = ..., redirect: _Optional[_Union[Redirect, _Mapping]] = ..., event_entered: _Optional[_Union[EventEntered, _Mapping]] = ..., event_rejected: _Optional[_Union[EventRejected, _Mapping]] = ..., event_withdrawn: _Optional[_Union[EventWithdrawn, _Mapping]] = ..., event_ended: _Optional[_Union[EventEnded, _Mapping]] = ...) -> None: ...
 
 class Redirect(_message.Message):
     __slots__ = ("address", "join_token", "join_token_expires_in", "reason", "ladder")
@@ -328,3 +383,57 @@ class MatchEnded(_message.Message):
     seat: _common_pb2.Seat
     actions: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, match_id: _Optional[str] = ..., result: _Optional[_Union[_common_pb2.Result, _Mapping]] = ..., final_observation: _Optional[_Union[Observation, _Mapping]] = ..., seed: _Optional[str] = ..., seat: _Optional[_Union[_common_pb2.Seat, str]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class EventEntered(_message.Message):
+    __slots__ = ("event", "spec", "time_control", "timeout_policy", "illegal_action_policy", "format", "starts_at", "entrants", "seed", "status")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_POLICY_FIELD_NUMBER: _ClassVar[int]
+    ILLEGAL_ACTION_POLICY_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    spec: _common_pb2.GameSpec
+    time_control: _common_pb2.TimeControl
+    timeout_policy: TimeoutPolicy
+    illegal_action_policy: IllegalActionPolicy
+    format: EventFormat
+    starts_at: _timestamp_pb2.Timestamp
+    entrants: int
+    seed: int
+    status: EventStatus
+    def __init__(self, event: _Optional[str] = ..., spec: _Optional[_Union[_common_pb2.GameSpec, _Mapping]] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., timeout_policy: _Optional[_Union[TimeoutPolicy, str]] = ..., illegal_action_policy: _Optional[_Union[IllegalActionPolicy, str]] = ..., format: _Optional[_Union[EventFormat, str]] = ..., starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[int] = ..., seed: _Optional[int] = ..., status: _Optional[_Union[EventStatus, str]] = ...) -> None: ...
+
+class EventRejected(_message.Message):
+    __slots__ = ("status", "event")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    status: _status_pb2.Status
+    event: str
+    def __init__(self, status: _Optional[_Union[_status_pb2.Status, _Mapping]] = ..., event: _Optional[str] = ...) -> None: ...
+
+class EventWithdrawn(_message.Message):
+    __slots__ = ("event", "removed")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    removed: bool
+    def __init__(self, event: _Optional[str] = ..., removed: _Optional[bool] = ...) -> None: ...
+
+class EventEnded(_message.Message):
+    __slots__ = ("event", "status", "place", "points", "entrants")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    event: str
+    status: EventStatus
+    place: int
+    points: float
+    entrants: int
+    def __init__(self, event: _Optional[str] = ..., status: _Optional[_Union[EventStatus, str]] = ..., place: _Optional[int] = ..., points: _Optional[float] = ..., entrants: _Optional[int] = ...) -> None: ...

@@ -61,6 +61,11 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_BOT_DISABLED: _ClassVar[ErrorReason]
     ERROR_REASON_CHALLENGE_REFUSED: _ClassVar[ErrorReason]
     ERROR_REASON_RATE_LIMITED: _ClassVar[ErrorReason]
+    ERROR_REASON_EVENT_NOT_FOUND: _ClassVar[ErrorReason]
+    ERROR_REASON_EVENT_CLOSED: _ClassVar[ErrorReason]
+    ERROR_REASON_EVENT_FULL: _ClassVar[ErrorReason]
+    ERROR_REASON_INVITE_ONLY: _ClassVar[ErrorReason]
+    ERROR_REASON_GAME_NOT_ACCEPTED: _ClassVar[ErrorReason]
 GAME_UNSPECIFIED: Game
 GAME_TORRENT: Game
 GAME_FRAVAN: Game
@@ -99,6 +104,11 @@ ERROR_REASON_LADDER_NOT_FOUND: ErrorReason
 ERROR_REASON_BOT_DISABLED: ErrorReason
 ERROR_REASON_CHALLENGE_REFUSED: ErrorReason
 ERROR_REASON_RATE_LIMITED: ErrorReason
+ERROR_REASON_EVENT_NOT_FOUND: ErrorReason
+ERROR_REASON_EVENT_CLOSED: ErrorReason
+ERROR_REASON_EVENT_FULL: ErrorReason
+ERROR_REASON_INVITE_ONLY: ErrorReason
+ERROR_REASON_GAME_NOT_ACCEPTED: ErrorReason
 
 class FlankOptions(_message.Message):
     __slots__ = ("size",)

@@ -18,6 +18,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Duration } from "../../google/protobuf/duration";
+import { Timestamp } from "../../google/protobuf/timestamp";
 import { Status } from "../../google/rpc/status";
 import { Clock, Colour, GameSpec, Result, Seat, TimeControl } from "./common";
 import { FlankAction, FlankLegal, FlankObservation } from "./flank";
@@ -61,6 +62,38 @@ export enum RedirectReason {
   UNRECOGNIZED = -1,
 }
 
+/** How an event pairs its entrants (docs/events.md). */
+export enum EventFormat {
+  /** EVENT_FORMAT_UNSPECIFIED - Not set. */
+  EVENT_FORMAT_UNSPECIFIED = 0,
+  /** EVENT_FORMAT_ROUND_ROBIN - Every pair meets once (Berger tables). */
+  EVENT_FORMAT_ROUND_ROBIN = 1,
+  /** EVENT_FORMAT_DOUBLE_ROUND_ROBIN - Every pair meets twice, seats swapped in the second cycle. */
+  EVENT_FORMAT_DOUBLE_ROUND_ROBIN = 2,
+  /** EVENT_FORMAT_SWISS - Rounds paired by score groups, no pair twice. */
+  EVENT_FORMAT_SWISS = 3,
+  /** EVENT_FORMAT_KNOCKOUT - A seeded bracket: the loser of a pairing is out. */
+  EVENT_FORMAT_KNOCKOUT = 4,
+  /** EVENT_FORMAT_ARENA - A time window in which free bots are paired at once (not hosted live yet). */
+  EVENT_FORMAT_ARENA = 5,
+  UNRECOGNIZED = -1,
+}
+
+/** Where an event stands. */
+export enum EventStatus {
+  /** EVENT_STATUS_UNSPECIFIED - Not set. */
+  EVENT_STATUS_UNSPECIFIED = 0,
+  /** EVENT_STATUS_SCHEDULED - Not started: entries are open (unless closed by its entry time or invite-only). */
+  EVENT_STATUS_SCHEDULED = 1,
+  /** EVENT_STATUS_RUNNING - Its rounds are being played. */
+  EVENT_STATUS_RUNNING = 2,
+  /** EVENT_STATUS_FINISHED - Its last round is over: the standings are final. */
+  EVENT_STATUS_FINISHED = 3,
+  /** EVENT_STATUS_CANCELLED - The host cancelled it (what was played stays). */
+  EVENT_STATUS_CANCELLED = 4,
+  UNRECOGNIZED = -1,
+}
+
 /** A message from a bot. */
 export interface PlayRequest {
   /** Exactly one kind of message. */
@@ -80,7 +113,39 @@ export interface PlayRequest {
     | //
     /** Ask for a match against a named opponent on a ladder. */
     { $case: "challenge"; challenge: Challenge }
+    | //
+    /** Enter an event (a competition played in rounds): the arbiter starts its games. */
+    { $case: "enterEvent"; enterEvent: EnterEvent }
+    | //
+    /** Withdraw from an event: its remaining games are forfeits. */
+    { $case: "withdrawEvent"; withdrawEvent: WithdrawEvent }
     | undefined;
+}
+
+/**
+ * Enter an event. Answered with EventEntered (also when the bot is entered already, say after a
+ * reconnect), EventEnded (the bot was entered and the event is over) or EventRejected. While the
+ * event runs the arbiter starts the bot's games whenever the bot is connected; a bot that is not
+ * connected when its game starts forfeits it after the event grace (docs/events.md).
+ */
+export interface EnterEvent {
+  /** The event's name. */
+  event: string;
+  /**
+   * The game and options the bot plays; when set and the event plays another game or other
+   * options, the entry is refused (GAME_NOT_ACCEPTED). Unset: the bot plays any game.
+   */
+  spec?: GameSpec | undefined;
+}
+
+/**
+ * Withdraw from an event. Before it starts the entry is deleted; once it runs the bot keeps its
+ * results and forfeits every game not started yet (a game being played goes on). Answered with
+ * EventWithdrawn or EventRejected.
+ */
+export interface WithdrawEvent {
+  /** The event's name. */
+  event: string;
 }
 
 /**
@@ -220,6 +285,18 @@ export interface PlayResponse {
      * the arbiter then ends (status OK); open a Play call to the address given.
      */
     { $case: "redirect"; redirect: Redirect }
+    | //
+    /** An EnterEvent was accepted (or the bot was entered already). */
+    { $case: "eventEntered"; eventEntered: EventEntered }
+    | //
+    /** An EnterEvent or WithdrawEvent was refused. */
+    { $case: "eventRejected"; eventRejected: EventRejected }
+    | //
+    /** A WithdrawEvent was accepted. */
+    { $case: "eventWithdrawn"; eventWithdrawn: EventWithdrawn }
+    | //
+    /** An event the bot is entered in is over (finished or cancelled). */
+    { $case: "eventEnded"; eventEnded: EventEnded }
     | undefined;
 }
 
@@ -476,6 +553,80 @@ export interface MatchEnded {
   actions: string[];
 }
 
+/** An entry accepted: what the event plays and the bot's place in it. */
+export interface EventEntered {
+  /** The event's name. */
+  event: string;
+  /** The game and options of every game of the event. */
+  spec?:
+    | GameSpec
+    | undefined;
+  /** The clocks of every game of the event. */
+  timeControl?:
+    | TimeControl
+    | undefined;
+  /** What a timeout costs in the event's games. */
+  timeoutPolicy: TimeoutPolicy;
+  /** What an illegal or malformed action costs in the event's games. */
+  illegalActionPolicy: IllegalActionPolicy;
+  /** How the event pairs its entrants. */
+  format: EventFormat;
+  /** When the event starts; unset when the host starts it (arbiter events start). */
+  startsAt?:
+    | Date
+    | undefined;
+  /** How many bots are entered now, this one included. */
+  entrants: number;
+  /** This bot's seed: 1, 2, ... in entry order. */
+  seed: number;
+  /** Where the event stands (SCHEDULED or RUNNING). */
+  status: EventStatus;
+}
+
+/** A refused event request. */
+export interface EventRejected {
+  /**
+   * The gRPC status with a google.rpc.ErrorInfo detail: EVENT_NOT_FOUND (no such event),
+   * EVENT_CLOSED (entries are closed: started, finished, cancelled, past its entry time, or the
+   * bot withdrew), EVENT_FULL, INVITE_ONLY, GAME_NOT_ACCEPTED (EnterEvent.spec is not the event's
+   * game and options), SHUTTING_DOWN, or BAD_REQUEST (a bad name, a bot not registered in the
+   * arbiter's store, a WithdrawEvent from a bot not entered, or an arbiter that hosts no events).
+   */
+  status?:
+    | Status
+    | undefined;
+  /** The event the request named. */
+  event: string;
+}
+
+/** A withdrawal accepted. */
+export interface EventWithdrawn {
+  /** The event's name. */
+  event: string;
+  /**
+   * True when the event had not started: the entry is deleted. False: the bot stays in the
+   * standings with its results, and its games not started yet are forfeits.
+   */
+  removed: boolean;
+}
+
+/**
+ * An event the bot is entered in is over. Sent to each entrant connected when it finishes or is
+ * cancelled, and in answer to an EnterEvent of an entrant once it is over.
+ */
+export interface EventEnded {
+  /** The event's name. */
+  event: string;
+  /** FINISHED or CANCELLED. */
+  status: EventStatus;
+  /** This bot's place in the standings (bots level share a place); 0 for a cancelled event. */
+  place: number;
+  /** This bot's points (arena points in an arena). */
+  points: number;
+  /** How many bots were entered. */
+  entrants: number;
+}
+
 function createBasePlayRequest(): PlayRequest {
   return { kind: undefined };
 }
@@ -497,6 +648,12 @@ export const PlayRequest: MessageFns<PlayRequest> = {
         break;
       case "challenge":
         Challenge.encode(message.kind.challenge, writer.uint32(42).fork()).join();
+        break;
+      case "enterEvent":
+        EnterEvent.encode(message.kind.enterEvent, writer.uint32(50).fork()).join();
+        break;
+      case "withdrawEvent":
+        WithdrawEvent.encode(message.kind.withdrawEvent, writer.uint32(58).fork()).join();
         break;
     }
     return writer;
@@ -555,6 +712,22 @@ export const PlayRequest: MessageFns<PlayRequest> = {
             message.kind = { $case: "challenge", challenge: Challenge.decode(reader, reader.uint32()) };
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = { $case: "enterEvent", enterEvent: EnterEvent.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = { $case: "withdrawEvent", withdrawEvent: WithdrawEvent.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -603,7 +776,144 @@ export const PlayRequest: MessageFns<PlayRequest> = {
         }
         break;
       }
+      case "enterEvent": {
+        if (object.kind?.enterEvent !== undefined && object.kind?.enterEvent !== null) {
+          message.kind = { $case: "enterEvent", enterEvent: EnterEvent.fromPartial(object.kind.enterEvent) };
+        }
+        break;
+      }
+      case "withdrawEvent": {
+        if (object.kind?.withdrawEvent !== undefined && object.kind?.withdrawEvent !== null) {
+          message.kind = {
+            $case: "withdrawEvent",
+            withdrawEvent: WithdrawEvent.fromPartial(object.kind.withdrawEvent),
+          };
+        }
+        break;
+      }
     }
+    return message;
+  },
+};
+
+function createBaseEnterEvent(): EnterEvent {
+  return { event: "", spec: undefined };
+}
+
+export const EnterEvent: MessageFns<EnterEvent> = {
+  encode(message: EnterEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== "") {
+      writer.uint32(10).string(message.event);
+    }
+    if (message.spec !== undefined) {
+      GameSpec.encode(message.spec, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnterEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnterEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spec = GameSpec.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EnterEvent>, I>>(base?: I): EnterEvent {
+    return EnterEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnterEvent>, I>>(object: I): EnterEvent {
+    const message = createBaseEnterEvent();
+    message.event = object.event ?? "";
+    message.spec = (object.spec !== undefined && object.spec !== null) ? GameSpec.fromPartial(object.spec) : undefined;
+    return message;
+  },
+};
+
+function createBaseWithdrawEvent(): WithdrawEvent {
+  return { event: "" };
+}
+
+export const WithdrawEvent: MessageFns<WithdrawEvent> = {
+  encode(message: WithdrawEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== "") {
+      writer.uint32(10).string(message.event);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WithdrawEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWithdrawEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WithdrawEvent>, I>>(base?: I): WithdrawEvent {
+    return WithdrawEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WithdrawEvent>, I>>(object: I): WithdrawEvent {
+    const message = createBaseWithdrawEvent();
+    message.event = object.event ?? "";
     return message;
   },
 };
@@ -1254,6 +1564,18 @@ export const PlayResponse: MessageFns<PlayResponse> = {
       case "redirect":
         Redirect.encode(message.kind.redirect, writer.uint32(90).fork()).join();
         break;
+      case "eventEntered":
+        EventEntered.encode(message.kind.eventEntered, writer.uint32(98).fork()).join();
+        break;
+      case "eventRejected":
+        EventRejected.encode(message.kind.eventRejected, writer.uint32(106).fork()).join();
+        break;
+      case "eventWithdrawn":
+        EventWithdrawn.encode(message.kind.eventWithdrawn, writer.uint32(114).fork()).join();
+        break;
+      case "eventEnded":
+        EventEnded.encode(message.kind.eventEnded, writer.uint32(122).fork()).join();
+        break;
     }
     return writer;
   },
@@ -1362,6 +1684,38 @@ export const PlayResponse: MessageFns<PlayResponse> = {
             message.kind = { $case: "redirect", redirect: Redirect.decode(reader, reader.uint32()) };
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.kind = { $case: "eventEntered", eventEntered: EventEntered.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.kind = { $case: "eventRejected", eventRejected: EventRejected.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.kind = { $case: "eventWithdrawn", eventWithdrawn: EventWithdrawn.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.kind = { $case: "eventEnded", eventEnded: EventEnded.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1449,6 +1803,36 @@ export const PlayResponse: MessageFns<PlayResponse> = {
       case "redirect": {
         if (object.kind?.redirect !== undefined && object.kind?.redirect !== null) {
           message.kind = { $case: "redirect", redirect: Redirect.fromPartial(object.kind.redirect) };
+        }
+        break;
+      }
+      case "eventEntered": {
+        if (object.kind?.eventEntered !== undefined && object.kind?.eventEntered !== null) {
+          message.kind = { $case: "eventEntered", eventEntered: EventEntered.fromPartial(object.kind.eventEntered) };
+        }
+        break;
+      }
+      case "eventRejected": {
+        if (object.kind?.eventRejected !== undefined && object.kind?.eventRejected !== null) {
+          message.kind = {
+            $case: "eventRejected",
+            eventRejected: EventRejected.fromPartial(object.kind.eventRejected),
+          };
+        }
+        break;
+      }
+      case "eventWithdrawn": {
+        if (object.kind?.eventWithdrawn !== undefined && object.kind?.eventWithdrawn !== null) {
+          message.kind = {
+            $case: "eventWithdrawn",
+            eventWithdrawn: EventWithdrawn.fromPartial(object.kind.eventWithdrawn),
+          };
+        }
+        break;
+      }
+      case "eventEnded": {
+        if (object.kind?.eventEnded !== undefined && object.kind?.eventEnded !== null) {
+          message.kind = { $case: "eventEnded", eventEnded: EventEnded.fromPartial(object.kind.eventEnded) };
         }
         break;
       }
@@ -2821,6 +3205,421 @@ export const MatchEnded: MessageFns<MatchEnded> = {
   },
 };
 
+function createBaseEventEntered(): EventEntered {
+  return {
+    event: "",
+    spec: undefined,
+    timeControl: undefined,
+    timeoutPolicy: 0,
+    illegalActionPolicy: 0,
+    format: 0,
+    startsAt: undefined,
+    entrants: 0,
+    seed: 0,
+    status: 0,
+  };
+}
+
+export const EventEntered: MessageFns<EventEntered> = {
+  encode(message: EventEntered, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== "") {
+      writer.uint32(10).string(message.event);
+    }
+    if (message.spec !== undefined) {
+      GameSpec.encode(message.spec, writer.uint32(18).fork()).join();
+    }
+    if (message.timeControl !== undefined) {
+      TimeControl.encode(message.timeControl, writer.uint32(26).fork()).join();
+    }
+    if (message.timeoutPolicy !== 0) {
+      writer.uint32(32).int32(message.timeoutPolicy);
+    }
+    if (message.illegalActionPolicy !== 0) {
+      writer.uint32(40).int32(message.illegalActionPolicy);
+    }
+    if (message.format !== 0) {
+      writer.uint32(48).int32(message.format);
+    }
+    if (message.startsAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startsAt), writer.uint32(58).fork()).join();
+    }
+    if (message.entrants !== 0) {
+      writer.uint32(64).uint32(message.entrants);
+    }
+    if (message.seed !== 0) {
+      writer.uint32(72).uint32(message.seed);
+    }
+    if (message.status !== 0) {
+      writer.uint32(80).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventEntered {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventEntered();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spec = GameSpec.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.timeControl = TimeControl.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.timeoutPolicy = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.illegalActionPolicy = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.format = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.startsAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.entrants = reader.uint32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.seed = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EventEntered>, I>>(base?: I): EventEntered {
+    return EventEntered.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventEntered>, I>>(object: I): EventEntered {
+    const message = createBaseEventEntered();
+    message.event = object.event ?? "";
+    message.spec = (object.spec !== undefined && object.spec !== null) ? GameSpec.fromPartial(object.spec) : undefined;
+    message.timeControl = (object.timeControl !== undefined && object.timeControl !== null)
+      ? TimeControl.fromPartial(object.timeControl)
+      : undefined;
+    message.timeoutPolicy = object.timeoutPolicy ?? 0;
+    message.illegalActionPolicy = object.illegalActionPolicy ?? 0;
+    message.format = object.format ?? 0;
+    message.startsAt = object.startsAt ?? undefined;
+    message.entrants = object.entrants ?? 0;
+    message.seed = object.seed ?? 0;
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseEventRejected(): EventRejected {
+  return { status: undefined, event: "" };
+}
+
+export const EventRejected: MessageFns<EventRejected> = {
+  encode(message: EventRejected, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.status !== undefined) {
+      Status.encode(message.status, writer.uint32(10).fork()).join();
+    }
+    if (message.event !== "") {
+      writer.uint32(18).string(message.event);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventRejected {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventRejected();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.status = Status.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EventRejected>, I>>(base?: I): EventRejected {
+    return EventRejected.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventRejected>, I>>(object: I): EventRejected {
+    const message = createBaseEventRejected();
+    message.status = (object.status !== undefined && object.status !== null)
+      ? Status.fromPartial(object.status)
+      : undefined;
+    message.event = object.event ?? "";
+    return message;
+  },
+};
+
+function createBaseEventWithdrawn(): EventWithdrawn {
+  return { event: "", removed: false };
+}
+
+export const EventWithdrawn: MessageFns<EventWithdrawn> = {
+  encode(message: EventWithdrawn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== "") {
+      writer.uint32(10).string(message.event);
+    }
+    if (message.removed !== false) {
+      writer.uint32(16).bool(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventWithdrawn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventWithdrawn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.removed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EventWithdrawn>, I>>(base?: I): EventWithdrawn {
+    return EventWithdrawn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventWithdrawn>, I>>(object: I): EventWithdrawn {
+    const message = createBaseEventWithdrawn();
+    message.event = object.event ?? "";
+    message.removed = object.removed ?? false;
+    return message;
+  },
+};
+
+function createBaseEventEnded(): EventEnded {
+  return { event: "", status: 0, place: 0, points: 0, entrants: 0 };
+}
+
+export const EventEnded: MessageFns<EventEnded> = {
+  encode(message: EventEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== "") {
+      writer.uint32(10).string(message.event);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).int32(message.status);
+    }
+    if (message.place !== 0) {
+      writer.uint32(24).uint32(message.place);
+    }
+    if (message.points !== 0) {
+      writer.uint32(33).double(message.points);
+    }
+    if (message.entrants !== 0) {
+      writer.uint32(40).uint32(message.entrants);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventEnded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.place = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.points = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.entrants = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EventEnded>, I>>(base?: I): EventEnded {
+    return EventEnded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EventEnded>, I>>(object: I): EventEnded {
+    const message = createBaseEventEnded();
+    message.event = object.event ?? "";
+    message.status = object.status ?? 0;
+    message.place = object.place ?? 0;
+    message.points = object.points ?? 0;
+    message.entrants = object.entrants ?? 0;
+    return message;
+  },
+};
+
 /**
  * Bots open one Play stream (so a bot behind NAT needs no open port) and keep it open across
  * matches. Authenticate with call metadata "authorization: Bearer <token>"; a missing or wrong
@@ -2884,6 +3683,18 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

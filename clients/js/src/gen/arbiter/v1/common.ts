@@ -119,6 +119,22 @@ export enum ErrorReason {
    * ErrorInfo.metadata "retry_after_ms" and a google.rpc.RetryInfo detail say when to try again.
    */
   ERROR_REASON_RATE_LIMITED = 15,
+  /** ERROR_REASON_EVENT_NOT_FOUND - No event of that name; NOT_FOUND. */
+  ERROR_REASON_EVENT_NOT_FOUND = 16,
+  /**
+   * ERROR_REASON_EVENT_CLOSED - The event takes no entry (started, finished, cancelled, past its entry time, or the bot
+   * withdrew from it), or takes no withdrawal (over); FAILED_PRECONDITION.
+   */
+  ERROR_REASON_EVENT_CLOSED = 17,
+  /** ERROR_REASON_EVENT_FULL - The event has its most entrants already; RESOURCE_EXHAUSTED. */
+  ERROR_REASON_EVENT_FULL = 18,
+  /** ERROR_REASON_INVITE_ONLY - Only the host enters bots in this event (arbiter events entrants --add); PERMISSION_DENIED. */
+  ERROR_REASON_INVITE_ONLY = 19,
+  /**
+   * ERROR_REASON_GAME_NOT_ACCEPTED - The event plays another game or other options than the bot said it plays;
+   * FAILED_PRECONDITION.
+   */
+  ERROR_REASON_GAME_NOT_ACCEPTED = 20,
   UNRECOGNIZED = -1,
 }
 
