@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from typing import Any
 
 import grpc
 from arbiter.store import MatchRow, SqlStore
@@ -80,7 +81,8 @@ def seek(seek_id: str) -> pb.PlayRequest:
 def test_a_raw_client_sent_to_its_match_on_the_other_node(postgres_cluster, tmp_path):
     """What a bot observes (docs/protocol.md, "Clusters: Redirect"): SeekPending, then a
     Redirect (REDIRECT_REASON_MATCHES) ending the call; on the other node, Welcome listing the
-    match and MatchStarted{resumed: true}; the first Turn comes only once it is there."""
+    match and MatchStarted{resumed: true}; the first Turn comes only once it is there. Which of
+    the two bots is sent depends on which node pairs the seeks first; both ways are checked."""
     url = postgres_cluster.new_database("seeks_raw")
     store, tokens = setup(url, "ann", "ben")
     with nodes(url, tmp_path, 2) as (one, two):
@@ -94,35 +96,54 @@ def test_a_raw_client_sent_to_its_match_on_the_other_node(postgres_cluster, tmp_
             ben = RawBot(two.address, tokens["ben"])
             await ben.expect("welcome")
             await ben.call.write(seek("b1"))
-            ben_started = await ben.expect("match_started")  # paired at once: no SeekPending
-            assert ben_started.seek_id == "b1" and not ben_started.resumed
-            redirect = await ann.expect("redirect", timeout=10)
-            assert await ann.call.read() is grpc.aio.EOF
-            assert await ann.call.code() == grpc.StatusCode.OK
-            await ann.close()
-            assert redirect.address == two.address and redirect.reason == pb.REDIRECT_REASON_MATCHES
+            # The pairing is made by whichever node claims the other's seek first (ben's node on
+            # its seek, or ann's at its next beat): that node hosts the match and its bot hears
+            # MatchStarted at once; the other bot is sent there.
+            kind, first = await first_of(ben, ("match_started", "redirect"))
+            if kind == "match_started":
+                here, started, moved, target = ben, first, ann, two
+                redirect = await ann.expect("redirect", timeout=10)
+            else:
+                here, moved, target, redirect = ann, ben, one, first
+                started = await ann.expect("match_started", timeout=10)
+                kinds = [m.WhichOneof("kind") for m in ben.received]
+                assert kinds.index("seek_pending") < kinds.index("redirect")  # as docs/protocol.md says
+            assert started.seek_id in ("a1", "b1") and not started.resumed
+            assert await moved.call.read() is grpc.aio.EOF
+            assert await moved.call.code() == grpc.StatusCode.OK
+            await moved.close()
+            assert redirect.address == target.address and redirect.reason == pb.REDIRECT_REASON_MATCHES
             assert redirect.ladder == "" and redirect.join_token_expires_in.seconds == 30
-            # No turn before ann is there: the match waits, its clocks stopped.
+            # No turn before the moved bot is there: the match waits, its clocks stopped.
             await asyncio.sleep(4 * HEARTBEAT)
-            assert [m.WhichOneof("kind") for m in ben.received] == ["welcome", "match_started"]
+            assert "turn" not in [m.WhichOneof("kind") for m in here.received]
             there = RawBot(redirect.address, redirect.join_token)
             welcome = await there.expect("welcome")
-            assert list(welcome.resumed_match_ids) == [ben_started.match_id]
+            assert list(welcome.resumed_match_ids) == [started.match_id]
             resumed = await there.expect("match_started")
-            assert resumed.resumed and resumed.match_id == ben_started.match_id
+            assert resumed.resumed and resumed.match_id == started.match_id
             rng = random.Random(7)
             both = await asyncio.gather(
                 play_out(there, lambda turn, legal: rng.choice(legal)),
-                play_out(ben, lambda turn, legal: rng.choice(legal)),
+                play_out(here, lambda turn, legal: rng.choice(legal)),
             )
             await there.close()
-            await ben.close()
-            return ben_started.match_id, both
+            await here.close()
+            return started.match_id, both, target
 
-        match_id, (ann_end, ben_end) = asyncio.run(scenario())
-    assert ann_end.match_id == ben_end.match_id == match_id
-    assert owners(store) == {match_id: epochs(store)[two.address]}
+        match_id, (one_end, other_end), host = asyncio.run(scenario())
+    assert one_end.match_id == other_end.match_id == match_id
+    assert owners(store) == {match_id: epochs(store)[host.address]}
     store.close()
+
+
+async def first_of(bot: RawBot, kinds: tuple[str, ...], timeout: float = 10.0) -> tuple[str, Any]:
+    """The first message of one of ``kinds`` the bot receives (others are kept in ``received``)."""
+    while True:
+        message = await bot.next(timeout)
+        kind = message.WhichOneof("kind")
+        if kind in kinds:
+            return kind, getattr(message, kind)
 
 
 def most_at_once(rows: list[MatchRow]) -> Counter[str]:

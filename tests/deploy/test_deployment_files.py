@@ -235,7 +235,10 @@ def test_web_ports_and_probes_match_arbiter_web():
     from arbiter.web.app import create_app
 
     class NoStore:
-        pass
+        """Only what building the app reads of a store: the key of the session cookies."""
+
+        def web_secret(self) -> bytes:
+            return bytes(32)
 
     routes = {getattr(route, "path", None) for route in create_app(NoStore(), None).routes}  # type: ignore[arg-type]
     for probe in (container["readinessProbe"], container["livenessProbe"]):
